@@ -1,0 +1,31 @@
+import Synchronization
+
+/// Tether's one lock type: a `Synchronization.Mutex` guarding a value, with a closure API that
+/// makes it impossible to forget to unlock.
+///
+/// It differs from using `Mutex<State>` directly only in that `State` may hold values that are
+/// not `Sendable` (a signal's values, its subscribers' closures), which `Mutex.withLock`'s
+/// `inout sending` parameter refuses for generic code.
+///
+/// Why `@unchecked Sendable` is safe here: `state` is private to this class and is read and
+/// written only inside `withLock`, that is, only while `mutex` is held. The mutex orders every
+/// access, so no two threads touch `state` at once. What leaves the lock is a copy that the
+/// caller owns; a non-Sendable value that a producer sends on one thread and a subscriber
+/// receives on another crosses threads exactly as it would through any synchronous callback,
+/// and operators that move values to another scheduler require `Value: Sendable`.
+@usableFromInline
+final class _Locked<State>: @unchecked Sendable {
+    @usableFromInline let mutex = Mutex<Void>(())
+    @usableFromInline var state: State
+
+    @inlinable
+    init(_ state: State) {
+        self.state = state
+    }
+
+    /// Runs `body` with exclusive access to the state.
+    @inlinable @inline(__always)
+    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+        try mutex.withLock { _ in try body(&self.state) }
+    }
+}
