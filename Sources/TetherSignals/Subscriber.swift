@@ -110,6 +110,7 @@ final class _Gate<Value, Failure: Error>: Sendable {
 
     @usableFromInline var isTerminated: Bool { state.withLock { $0.terminated } }
 
+    /// Sends one event: delivers it now, or queues it for the thread already delivering.
     @inlinable
     func send(_ event: Event<Value, Failure>) {
         if lifetime.isDisposed { return }
@@ -124,9 +125,35 @@ final class _Gate<Value, Failure: Error>: Sendable {
             return true
         }
         guard deliverNow else { return }
-        var current = event
+        if !lifetime.isDisposed { sink(event) }
+        drain()
+    }
+
+    /// Queues `event` without delivering it, and returns true if the caller claimed delivery
+    /// and must call `drain()` (after releasing any lock of its own).
+    ///
+    /// Operators with several upstreams (combineLatest, zip, merge, flatten) call this while
+    /// holding their own state lock, so that the order of events out is the order in which
+    /// their state changed; then they call `drain()` outside that lock. The gate's lock is a
+    /// leaf: nothing is called while it is held.
+    @inlinable
+    func offer(_ event: Event<Value, Failure>) -> Bool {
+        if lifetime.isDisposed { return false }
+        return state.withLock { state -> Bool in
+            if state.terminated { return false }
+            if event.isTerminal { state.terminated = true }
+            state.pending.append(event)
+            if state.delivering { return false }
+            state.delivering = true
+            return true
+        }
+    }
+
+    /// Delivers queued events until none is left, then frees the gate. Call only after
+    /// `offer(_:)` returned true (or from `send(_:)`).
+    @inlinable
+    func drain() {
         while true {
-            if !lifetime.isDisposed { sink(current) }
             let next = state.withLock { state -> Event<Value, Failure>? in
                 if state.pending.isEmpty {
                     state.delivering = false
@@ -135,7 +162,7 @@ final class _Gate<Value, Failure: Error>: Sendable {
                 return state.pending.removeFirst()
             }
             guard let next else { return }
-            current = next
+            if !lifetime.isDisposed { sink(next) }
         }
     }
 }
