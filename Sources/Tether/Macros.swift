@@ -1,3 +1,5 @@
+import Observation
+
 /// Makes a final class an observable model: every stored `var` becomes a tracked property
 /// that publishes a signal per key path (`observe(model, \.property)`), can be bound
 /// (`bind(signal, to: model, \.property)`), takes part in computed-property dependency
@@ -21,7 +23,7 @@
 /// in one declaration; a tracked property with `willSet`/`didSet`.
 @attached(member, names: named(_$registrar), named(_$schema))
 @attached(memberAttribute)
-@attached(extension, conformances: Model, Observable)
+@attached(extension, conformances: Model, Observation.Observable)
 public macro Model() = #externalMacro(module: "TetherMacros", type: "ModelMacro")
 
 /// Added by `@Model` to each tracked stored property; not for direct use.
