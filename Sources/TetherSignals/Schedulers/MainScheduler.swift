@@ -1,0 +1,84 @@
+import Dispatch
+
+/// Runs work on the main queue, `DispatchQueue.main` (RAC's `mainThreadScheduler`).
+///
+/// Work is always queued, even when scheduled from the main queue itself, so it never runs
+/// re-entrantly inside the caller.
+///
+/// On Linux the main queue runs only while the main thread serves it: the program must call
+/// `dispatchMain()` (or run Foundation's `RunLoop.main`, or be an `async` `main`, whose main
+/// actor is the main queue). In a program whose main thread is busy or blocked, work scheduled
+/// here waits. Command-line tools that never serve the main queue should use a
+/// `QueueScheduler` instead.
+///
+/// ```swift
+/// model.results
+///     .deliver(on: MainScheduler.shared)   // or `.deliver(on: .main)`
+///     .subscribe(next: { label.text = $0 })
+/// ```
+public struct MainScheduler: Scheduler {
+    /// The main scheduler.
+    public static let shared = MainScheduler()
+
+    private let base = QueueScheduler(queue: .main)
+
+    private init() {}
+
+    /// Whether the caller is running on the main queue (on the main thread outside any queue,
+    /// as at the top level of `main.swift`, this is true as well).
+    ///
+    /// ```swift
+    /// if MainScheduler.isOnMainQueue { updateNow() } else { MainScheduler.shared.schedule(updateNow) }
+    /// ```
+    public static var isOnMainQueue: Bool {
+        DispatchQueue.getSpecific(key: _mainQueueKey) == true
+    }
+
+    /// Time since a process-wide origin, from `ContinuousClock` (as `QueueScheduler.now`).
+    public var now: Duration { base.now }
+
+    @discardableResult
+    public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+        base.schedule(action)
+    }
+
+    @discardableResult
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+        base.schedule(after: delay, action)
+    }
+
+    @discardableResult
+    public func schedule(
+        after delay: Duration,
+        repeating interval: Duration,
+        _ action: @escaping @Sendable () -> Void
+    ) -> any Disposable {
+        base.schedule(after: delay, repeating: interval, action)
+    }
+}
+
+extension Scheduler where Self == MainScheduler {
+    /// The main scheduler, for `deliver(on: .main)`.
+    ///
+    /// ```swift
+    /// signal.deliver(on: .main)
+    /// ```
+    public static var main: MainScheduler { .shared }
+}
+
+extension Scheduler where Self == ImmediateScheduler {
+    /// The immediate scheduler, for `subscribe(on: .immediate)` and the like.
+    ///
+    /// ```swift
+    /// signal.deliver(on: .immediate)   // no change of thread
+    /// ```
+    public static var immediate: ImmediateScheduler { .shared }
+}
+
+/// Marks the main queue, so that `MainScheduler.isOnMainQueue` can recognise it. Created (and
+/// set on the main queue) the first time it is read; global initialisation is thread-safe.
+private let _mainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()
