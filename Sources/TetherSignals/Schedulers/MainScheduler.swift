@@ -6,10 +6,10 @@ import Dispatch
 /// re-entrantly inside the caller.
 ///
 /// On Linux the main queue runs only while the main thread serves it: the program must call
-/// `dispatchMain()` (or run Foundation's `RunLoop.main`, or be an `async` `main`, whose main
-/// actor is the main queue). In a program whose main thread is busy or blocked, work scheduled
-/// here waits. Command-line tools that never serve the main queue should use a
-/// `QueueScheduler` instead.
+/// `dispatchMain()`, or run Foundation's `RunLoop.main`, or have an `async` `main` (the runtime
+/// then serves the main queue, which is also the main actor's executor). While the main thread
+/// is busy or blocked, work scheduled here waits; a command-line tool that never serves the
+/// main queue should use a `QueueScheduler` instead. `swift test` serves it.
 ///
 /// ```swift
 /// model.results
@@ -37,16 +37,19 @@ public struct MainScheduler: Scheduler {
     /// Time since a process-wide origin, from `ContinuousClock` (as `QueueScheduler.now`).
     public var now: Duration { base.now }
 
+    /// Queues `action` on the main queue (always asynchronously, even from the main queue).
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
         base.schedule(action)
     }
 
+    /// Runs `action` on the main queue once `delay` has passed.
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
         base.schedule(after: delay, action)
     }
 
+    /// Runs `action` on the main queue after `delay`, then every `interval`, until disposed.
     @discardableResult
     public func schedule(
         after delay: Duration,

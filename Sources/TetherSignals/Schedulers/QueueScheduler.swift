@@ -34,6 +34,7 @@ public final class QueueScheduler: Scheduler {
     /// `ImmediateScheduler.now`).
     public var now: Duration { ContinuousClock.now - _clockOrigin }
 
+    /// Queues `action` on the queue (always asynchronously, even from the queue itself).
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
         let work = _ScheduledAction(action)
@@ -41,6 +42,7 @@ public final class QueueScheduler: Scheduler {
         return work
     }
 
+    /// Runs `action` on the queue once `delay` has passed (at once if `delay` is not positive).
     @discardableResult
     public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
         guard delay > .zero else { return schedule(action) }
