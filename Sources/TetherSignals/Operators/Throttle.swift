@@ -122,10 +122,11 @@ final class _ThrottleState<Value: Sendable, Failure: Error, S: Scheduler>: Senda
         var claimed = false
         state.withLock { state in
             state.deliveryScheduled = false
-            guard let value = state.held else { return }
-            state.held = nil
-            state.lastSent = now
-            if out.offer(.next(value)) { claimed = true }
+            if let value = state.held {
+                state.held = nil
+                state.lastSent = now
+                if out.offer(.next(value)) { claimed = true }
+            }
             if state.completeAfterDelivery {
                 state.completeAfterDelivery = false
                 if out.offer(.completed) { claimed = true }

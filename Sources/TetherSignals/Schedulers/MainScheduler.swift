@@ -60,24 +60,6 @@ public struct MainScheduler: Scheduler {
     }
 }
 
-extension Scheduler where Self == MainScheduler {
-    /// The main scheduler, for `deliver(on: .main)`.
-    ///
-    /// ```swift
-    /// signal.deliver(on: .main)
-    /// ```
-    public static var main: MainScheduler { .shared }
-}
-
-extension Scheduler where Self == ImmediateScheduler {
-    /// The immediate scheduler, for `subscribe(on: .immediate)` and the like.
-    ///
-    /// ```swift
-    /// signal.deliver(on: .immediate)   // no change of thread
-    /// ```
-    public static var immediate: ImmediateScheduler { .shared }
-}
-
 /// Marks the main queue, so that `MainScheduler.isOnMainQueue` can recognise it. Created (and
 /// set on the main queue) the first time it is read; global initialisation is thread-safe.
 private let _mainQueueKey: DispatchSpecificKey<Bool> = {
