@@ -3,9 +3,9 @@ extension Signal where Value: Sendable {
     /// ReactiveSwift's `observe(on:)`).
     ///
     /// Events are queued and delivered by one scheduled action at a time, so their order holds
-    /// on any scheduler. Disposing the subscription drops the events still waiting; none is
-    /// delivered after `dispose()` returns on the scheduler's thread, and none after the
-    /// subscription ended.
+    /// on any scheduler. Disposing the subscription drops the events still queued: once
+    /// `dispose()` has returned, no further event is delivered (a callback already running on
+    /// the scheduler's thread at that moment finishes).
     ///
     /// ```swift
     /// search.results
