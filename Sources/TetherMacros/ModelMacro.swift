@@ -9,7 +9,9 @@ import SwiftSyntaxMacros
 ///   every misuse (once, here);
 /// - memberAttribute role: marks each tracked stored property `@Tether._ModelTracked(index:)`,
 ///   the index being its position among the tracked properties;
-/// - extension role: adds the conformance to `Tether.Model` when it is requested.
+/// - extension role: adds the requested conformances, `Tether.Model` and
+///   `Observation.Observable` (the latter spelled out although `Tether.Model` refines it:
+///   the compiler does not accept the implied conformance for a macro-requested protocol).
 ///
 /// ```swift
 /// @Model
@@ -155,11 +157,20 @@ extension ModelMacro: ExtensionMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        // `Tether.Model` refines `Observable`, so conforming to it covers both requests;
-        // when `Model` is not requested the type already conforms.
-        guard declaration.modelClass != nil,
-            protocols.contains(where: { ["Model", "Tether.Model"].contains($0.trimmedDescription) })
-        else { return [] }
-        return [try ExtensionDeclSyntax("extension \(type.trimmed): Tether.Model {}")]
+        // Each requested conformance is spelled out, even `Observable`, which `Tether.Model`
+        // refines: with `conformances: Model, Observable` the compiler requests both and
+        // rejects `extension T: Tether.Model {}` alone ("type 'T' does not conform to protocol
+        // 'Observable'"). `Observation.Observable` must be visible where `@Model` is used,
+        // so the `Tether` module is expected to re-export Observation.
+        guard declaration.modelClass != nil else { return [] }
+        let conformances = protocols.compactMap { requested -> String? in
+            switch requested.trimmedDescription {
+            case "Model", "Tether.Model": "Tether.Model"
+            case "Observable", "Observation.Observable": "Observation.Observable"
+            default: nil
+            }
+        }
+        guard !conformances.isEmpty else { return [] }
+        return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: conformances.joined(separator: ", ")) {}")]
     }
 }

@@ -141,7 +141,7 @@ final class ModelDiagnosticsTests: XCTestCase {
                 ])
             }
 
-            extension Invoice: Tether.Model {
+            extension Invoice: Tether.Model, Observation.Observable {
             }
             """#,
             diagnostics: [
@@ -191,7 +191,7 @@ final class ModelDiagnosticsTests: XCTestCase {
                 ])
             }
 
-            extension Screen: Tether.Model {
+            extension Screen: Tether.Model, Observation.Observable {
             }
             """#,
             diagnostics: [
@@ -230,7 +230,7 @@ final class ModelDiagnosticsTests: XCTestCase {
                 ])
             }
 
-            extension Pair: Tether.Model {
+            extension Pair: Tether.Model, Observation.Observable {
             }
             """#,
             diagnostics: [
@@ -278,7 +278,7 @@ final class ModelDiagnosticsTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Counter>(name: "Counter", properties: [])
             }
 
-            extension Counter: Tether.Model {
+            extension Counter: Tether.Model, Observation.Observable {
             }
             """,
             diagnostics: [
@@ -311,7 +311,7 @@ final class ModelDiagnosticsTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Broken>(name: "Broken", properties: [])
             }
 
-            extension Broken: Tether.Model {
+            extension Broken: Tether.Model, Observation.Observable {
             }
             """,
             diagnostics: [

@@ -5,7 +5,10 @@ import XCTest
 /// `@Tether._ModelTracked` attributes it adds are module-qualified, which the test expander
 /// does not resolve, so they stay unexpanded here; `ModelTrackedMacroTests` expands them.
 final class ModelMacroTests: XCTestCase {
-    /// The integrator's example, in full.
+    /// The integrator's example, in full. One deliberate difference from the spec: the
+    /// extension states `Observation.Observable` too, because the compiler requests both
+    /// conformances and rejects `extension Invoice: Tether.Model {}` alone ("type 'Invoice'
+    /// does not conform to protocol 'Observable'", seen with Swift 6.3.1).
     func testInvoice() {
         assertMacroExpansion(
             """
@@ -43,7 +46,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Invoice: Tether.Model {
+            extension Invoice: Tether.Model, Observation.Observable {
             }
             """#,
             macroSpecs: modelMacros()
@@ -86,7 +89,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Person: Tether.Model {
+            extension Person: Tether.Model, Observation.Observable {
             }
             """#,
             macroSpecs: modelMacros()
@@ -127,7 +130,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Tagged: Tether.Model {
+            extension Tagged: Tether.Model, Observation.Observable {
             }
             """#,
             macroSpecs: modelMacros()
@@ -160,7 +163,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Account: Tether.Model {
+            extension Account: Tether.Model, Observation.Observable {
             }
             """#,
             macroSpecs: modelMacros()
@@ -202,10 +205,10 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Shared: Tether.Model {
+            extension Shared: Tether.Model, Observation.Observable {
             }
 
-            extension Hidden: Tether.Model {
+            extension Hidden: Tether.Model, Observation.Observable {
             }
             """#,
             macroSpecs: modelMacros()
@@ -239,7 +242,7 @@ final class ModelMacroTests: XCTestCase {
                 }
             }
 
-            extension Store.Item: Tether.Model {
+            extension Store.Item: Tether.Model, Observation.Observable {
             }
             """#,
             macroSpecs: modelMacros()
@@ -277,7 +280,7 @@ final class ModelMacroTests: XCTestCase {
                 }
             }
 
-            extension Box: Tether.Model {
+            extension Box: Tether.Model, Observation.Observable {
             }
             """#,
             macroSpecs: modelMacros()
@@ -306,7 +309,7 @@ final class ModelMacroTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Empty>(name: "Empty", properties: [])
             }
 
-            extension Empty: Tether.Model {
+            extension Empty: Tether.Model, Observation.Observable {
             }
             """,
             macroSpecs: modelMacros()
@@ -339,8 +342,31 @@ final class ModelMacroTests: XCTestCase {
         )
     }
 
-    /// Only `Observable` requested (never happens with the declared conformances, since
-    /// `Model` refines `Observable`): nothing to add.
+    /// Only `Model` requested (the class already declares `Observable`, or the macro is
+    /// declared with `conformances: Model` alone): only `Tether.Model` is added.
+    func testOnlyModelRequested() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Counter: Observable {
+            }
+            """,
+            expandedSource: """
+            final class Counter: Observable {
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 0)
+
+                static let _$schema = Tether.ModelSchema<Counter>(name: "Counter", properties: [])
+            }
+
+            extension Counter: Tether.Model {
+            }
+            """,
+            macroSpecs: modelMacros(conformances: ["Model"])
+        )
+    }
+
+    /// Only `Observable` requested: only it is added, fully qualified.
     func testOnlyObservableRequested() {
         assertMacroExpansion(
             """
@@ -354,6 +380,9 @@ final class ModelMacroTests: XCTestCase {
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 0)
 
                 static let _$schema = Tether.ModelSchema<Counter>(name: "Counter", properties: [])
+            }
+
+            extension Counter: Observation.Observable {
             }
             """,
             macroSpecs: modelMacros(conformances: ["Observable"])
@@ -381,7 +410,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Settings: Tether.Model {
+            extension Settings: Tether.Model, Observation.Observable {
             }
             """#,
             macroSpecs: modelMacros()
@@ -422,7 +451,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Mixed: Tether.Model {
+            extension Mixed: Tether.Model, Observation.Observable {
             }
             """#,
             macroSpecs: modelMacros()
