@@ -8,6 +8,7 @@ import SwiftSyntaxMacros
 /// @Model final class Form { @ModelIgnored var cache: [String: Int] = [:] }
 /// ```
 public enum ModelIgnoredMacro: PeerMacro {
+    /// Nothing: the attribute is only read by `@Model`.
     public static func expansion(
         of node: AttributeSyntax,
         providingPeersOf declaration: some DeclSyntaxProtocol,

@@ -24,6 +24,8 @@ import SwiftSyntaxMacros
 public enum ModelMacro {}
 
 extension ModelMacro: MemberMacro {
+    /// Adds `_$registrar` and `_$schema`, and reports every misuse of `@Model` (only here, so
+    /// each is reported once). Generates nothing for a non-class or a non-final class.
     public static func expansion(
         of node: AttributeSyntax,
         providingMembersOf declaration: some DeclGroupSyntax,
@@ -132,6 +134,8 @@ extension ModelMacro {
 }
 
 extension ModelMacro: MemberAttributeMacro {
+    /// Marks a tracked stored property `@Tether._ModelTracked(index: N)`; other members get
+    /// nothing.
     public static func expansion(
         of node: AttributeSyntax,
         attachedTo declaration: some DeclGroupSyntax,
@@ -150,6 +154,8 @@ extension ModelMacro: MemberAttributeMacro {
 }
 
 extension ModelMacro: ExtensionMacro {
+    /// Adds `extension Type: Tether.Model, Observation.Observable {}`, limited to the
+    /// conformances the compiler requests.
     public static func expansion(
         of node: AttributeSyntax,
         attachedTo declaration: some DeclGroupSyntax,

@@ -40,6 +40,8 @@ extension ModelTrackedMacro {
 }
 
 extension ModelTrackedMacro: AccessorMacro {
+    /// The `init`, `get` and `set` accessors that route the property through its storage
+    /// and the registrar.
     public static func expansion(
         of node: AttributeSyntax,
         providingAccessorsOf declaration: some DeclSyntaxProtocol,
@@ -79,6 +81,7 @@ extension ModelTrackedMacro: AccessorMacro {
 }
 
 extension ModelTrackedMacro: PeerMacro {
+    /// The private storage `_name`, with the property's type annotation and initial value.
     public static func expansion(
         of node: AttributeSyntax,
         providingPeersOf declaration: some DeclSyntaxProtocol,

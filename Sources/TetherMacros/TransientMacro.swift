@@ -8,6 +8,7 @@ import SwiftSyntaxMacros
 /// @Model final class Invoice { @Transient var draftNote = "" }
 /// ```
 public enum TransientMacro: PeerMacro {
+    /// Nothing: the attribute is only read by `@Model`.
     public static func expansion(
         of node: AttributeSyntax,
         providingPeersOf declaration: some DeclSyntaxProtocol,
