@@ -23,7 +23,7 @@ import Observation
 /// in one declaration; a tracked property with `willSet`/`didSet`.
 @attached(member, names: named(_$registrar), named(_$schema))
 @attached(memberAttribute)
-@attached(extension, conformances: Model, Observation.Observable)
+@attached(extension, conformances: Model)
 public macro Model() = #externalMacro(module: "TetherMacros", type: "ModelMacro")
 
 /// Added by `@Model` to each tracked stored property; not for direct use.

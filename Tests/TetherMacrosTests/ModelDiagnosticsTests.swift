@@ -141,7 +141,7 @@ final class ModelDiagnosticsTests: XCTestCase {
                 ])
             }
 
-            extension Invoice: Tether.Model, Observation.Observable {
+            extension Invoice: Tether.Model {
             }
             """#,
             diagnostics: [
@@ -191,7 +191,7 @@ final class ModelDiagnosticsTests: XCTestCase {
                 ])
             }
 
-            extension Screen: Tether.Model, Observation.Observable {
+            extension Screen: Tether.Model {
             }
             """#,
             diagnostics: [
@@ -230,7 +230,7 @@ final class ModelDiagnosticsTests: XCTestCase {
                 ])
             }
 
-            extension Pair: Tether.Model, Observation.Observable {
+            extension Pair: Tether.Model {
             }
             """#,
             diagnostics: [
@@ -278,7 +278,7 @@ final class ModelDiagnosticsTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Counter>(name: "Counter", properties: [])
             }
 
-            extension Counter: Tether.Model, Observation.Observable {
+            extension Counter: Tether.Model {
             }
             """,
             diagnostics: [
@@ -311,7 +311,7 @@ final class ModelDiagnosticsTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Broken>(name: "Broken", properties: [])
             }
 
-            extension Broken: Tether.Model, Observation.Observable {
+            extension Broken: Tether.Model {
             }
             """,
             diagnostics: [

@@ -5,10 +5,9 @@ import XCTest
 /// `@Tether._ModelTracked` attributes it adds are module-qualified, which the test expander
 /// does not resolve, so they stay unexpanded here; `ModelTrackedMacroTests` expands them.
 final class ModelMacroTests: XCTestCase {
-    /// The integrator's example, in full. One deliberate difference from the spec: the
-    /// extension states `Observation.Observable` too, because the compiler requests both
-    /// conformances and rejects `extension Invoice: Tether.Model {}` alone ("type 'Invoice'
-    /// does not conform to protocol 'Observable'", seen with Swift 6.3.1).
+    /// The integrator's example, in full. `Tether` declares the extension role with
+    /// `conformances: Model` only (Model refines Observable), so the compiler requests just
+    /// `Model`, and user files need not import Observation.
     func testInvoice() {
         assertMacroExpansion(
             """
@@ -46,7 +45,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Invoice: Tether.Model, Observation.Observable {
+            extension Invoice: Tether.Model {
             }
             """#,
             macroSpecs: modelMacros()
@@ -89,7 +88,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Person: Tether.Model, Observation.Observable {
+            extension Person: Tether.Model {
             }
             """#,
             macroSpecs: modelMacros()
@@ -130,7 +129,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Tagged: Tether.Model, Observation.Observable {
+            extension Tagged: Tether.Model {
             }
             """#,
             macroSpecs: modelMacros()
@@ -163,7 +162,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Account: Tether.Model, Observation.Observable {
+            extension Account: Tether.Model {
             }
             """#,
             macroSpecs: modelMacros()
@@ -205,10 +204,10 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Shared: Tether.Model, Observation.Observable {
+            extension Shared: Tether.Model {
             }
 
-            extension Hidden: Tether.Model, Observation.Observable {
+            extension Hidden: Tether.Model {
             }
             """#,
             macroSpecs: modelMacros()
@@ -242,7 +241,7 @@ final class ModelMacroTests: XCTestCase {
                 }
             }
 
-            extension Store.Item: Tether.Model, Observation.Observable {
+            extension Store.Item: Tether.Model {
             }
             """#,
             macroSpecs: modelMacros()
@@ -280,7 +279,7 @@ final class ModelMacroTests: XCTestCase {
                 }
             }
 
-            extension Box: Tether.Model, Observation.Observable {
+            extension Box: Tether.Model {
             }
             """#,
             macroSpecs: modelMacros()
@@ -309,7 +308,7 @@ final class ModelMacroTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Empty>(name: "Empty", properties: [])
             }
 
-            extension Empty: Tether.Model, Observation.Observable {
+            extension Empty: Tether.Model {
             }
             """,
             macroSpecs: modelMacros()
@@ -410,7 +409,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Settings: Tether.Model, Observation.Observable {
+            extension Settings: Tether.Model {
             }
             """#,
             macroSpecs: modelMacros()
@@ -451,7 +450,7 @@ final class ModelMacroTests: XCTestCase {
                 ])
             }
 
-            extension Mixed: Tether.Model, Observation.Observable {
+            extension Mixed: Tether.Model {
             }
             """#,
             macroSpecs: modelMacros()
