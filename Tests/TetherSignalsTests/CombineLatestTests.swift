@@ -140,7 +140,7 @@ struct CombineLatestTests {
             }
         )
         for subject in subjects { subject.sendNext(0) }
-        DispatchQueue.concurrentPerform(iterations: 3) { index in
+        runConcurrently(3) { index in
             for value in 1...perSource { subjects[index].sendNext(value) }
         }
         #expect(overlap.overlaps == 0)
@@ -162,7 +162,7 @@ struct CombineLatestTests {
                 recorder.append(event)
                 overlap.leave()
             })
-        DispatchQueue.concurrentPerform(iterations: 3) { index in
+        runConcurrently(3) { index in
             for value in 1...perSource { subjects[index].sendNext(value) }
             subjects[index].sendCompleted()
         }

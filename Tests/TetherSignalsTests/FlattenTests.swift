@@ -337,7 +337,7 @@ struct FlattenTests {
 
     @Test func mergeStressNeverOverlapsAndCountsExactly() {
         let sources = 4
-        let perSource = 2_000
+        let perSource = 5_000
         let outer = Subject<Signal<Int, Never>, Never>()
         let inners = (0..<sources).map { _ in Subject<Int, Never>() }
         let overlap = OverlapDetector()
@@ -362,7 +362,7 @@ struct FlattenTests {
                 overlap.leave()
             }
         )
-        DispatchQueue.concurrentPerform(iterations: sources) { index in
+        runConcurrently(sources) { index in
             outer.sendNext(inners[index].signal)
             for value in 0..<perSource { inners[index].sendNext(index * perSource + value) }
             inners[index].sendCompleted()
@@ -387,7 +387,7 @@ struct FlattenTests {
             recorder.append(event)
             overlap.leave()
         })
-        DispatchQueue.concurrentPerform(iterations: 5) { index in
+        runConcurrently(5) { index in
             if index == 4 {
                 for round in 0..<400 { outer.sendNext(inners[round % 4].signal) }
                 outer.sendNext(inners[0].signal)

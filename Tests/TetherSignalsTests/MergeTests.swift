@@ -100,7 +100,7 @@ struct MergeTests {
 
     @Test func stressFromManyThreadsNeverOverlapsAndCountsExactly() {
         let sources = 4
-        let perSource = 2_000
+        let perSource = 5_000
         let subjects = (0..<sources).map { _ in Subject<Int, Never>() }
         let overlap = OverlapDetector()
         let received = Counter()
@@ -124,7 +124,7 @@ struct MergeTests {
                 overlap.leave()
             }
         )
-        DispatchQueue.concurrentPerform(iterations: sources) { index in
+        runConcurrently(sources) { index in
             for value in 0..<perSource { subjects[index].sendNext(index * perSource + value) }
             subjects[index].sendCompleted()
         }
@@ -144,7 +144,7 @@ struct MergeTests {
             recorder.append(event)
             overlap.leave()
         })
-        DispatchQueue.concurrentPerform(iterations: 4) { index in
+        runConcurrently(4) { index in
             for value in 0..<1_000 {
                 subjects[index].sendNext(value)
                 if index == 0 && value == 500 { subjects[0].sendError(.boom) }

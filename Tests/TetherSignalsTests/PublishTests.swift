@@ -252,7 +252,7 @@ struct PublishTests {
     @Test func stressConcurrentSubscribeAndDisposeNeverLeaksAConnection() {
         let upstream = UpstreamProbe<Int, Never>()
         let shared = upstream.signal.share(replay: 1)
-        DispatchQueue.concurrentPerform(iterations: 4) { index in
+        runConcurrently(4) { index in
             for round in 0..<300 {
                 let subscription = shared.subscribe(next: { _ in })
                 if round % 7 == index { upstream.send(round) }
@@ -275,7 +275,7 @@ struct PublishTests {
         let shared = upstream.signal.share()
         let anchor = shared.subscribe(next: { _ in })   // keeps the connection up throughout
         let received = Counter()
-        DispatchQueue.concurrentPerform(iterations: 4) { index in
+        runConcurrently(4) { index in
             for _ in 0..<200 {
                 let subscription = shared.subscribe(next: { _ in received.increment() })
                 if index == 0 { upstream.send(1) }

@@ -130,7 +130,7 @@ struct ZipTests {
                 overlap.leave()
             }
         )
-        DispatchQueue.concurrentPerform(iterations: 2) { index in
+        runConcurrently(2) { index in
             for value in 0..<count {
                 if index == 0 { a.sendNext(value) } else { b.sendNext(-value) }
             }

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import TetherSignals
 
@@ -40,9 +41,14 @@ final class OverlapDetector: Sendable {
 
     var overlaps: Int { overlapCount.load(ordering: .acquiring) }
 
+    /// Marks entry, and stays "inside" a little while (a few hundred atomic loads) so that a
+    /// concurrent callback has a real chance to be caught overlapping.
     func enter() {
         if inside.exchange(true, ordering: .acquiringAndReleasing) {
             overlapCount.add(1, ordering: .relaxed)
+        }
+        for _ in 0..<200 where !inside.load(ordering: .relaxed) {
+            overlapCount.add(1, ordering: .relaxed)   // someone left while we were inside
         }
     }
 
@@ -58,4 +64,19 @@ final class WeakReference<Object: AnyObject & Sendable>: Sendable {
 
     var object: Object? { box.withLock { $0.object } }
     func set(_ object: Object) { box.withLock { $0.object = object } }
+}
+
+/// Runs `body(index)` for `iterations` indices on concurrent threads
+/// (`DispatchQueue.concurrentPerform`), holding the first two threads at a start line (a
+/// bounded spin, at most 100 ms) so that they really run at the same time instead of one
+/// finishing before the other starts.
+func runConcurrently(_ iterations: Int, _ body: @Sendable (Int) -> Void) {
+    let arrived = Counter()
+    DispatchQueue.concurrentPerform(iterations: iterations) { index in
+        if arrived.increment() <= 2 {
+            let deadline = ContinuousClock.now + .milliseconds(100)
+            while arrived.count < min(2, iterations) && ContinuousClock.now < deadline {}
+        }
+        body(index)
+    }
 }
