@@ -55,8 +55,8 @@ public struct ConnectableSignal<Value, Failure: Error>: Sendable {
 
     /// A signal that connects when its first subscriber arrives and disconnects (disposing the
     /// upstream subscription) when its last subscriber leaves; the next subscriber connects
-    /// again, starting the upstream anew (Rx's `refCount()`, ReactiveSwift's and Combine's
-    /// reference-counted sharing).
+    /// again, starting the upstream anew (Rx's `refCount()`; Combine's `autoconnect()`, which
+    /// is documented to connect and disconnect automatically).
     ///
     /// While at least one subscriber is attached, all subscribers share one run of the
     /// upstream. Note that a synchronous upstream runs to completion inside the first
