@@ -339,7 +339,10 @@ struct FlattenTests {
         let sources = 4
         let perSource = 5_000
         let outer = Subject<Signal<Int, Never>, Never>()
-        let inners = (0..<sources).map { _ in Subject<Int, Never>() }
+        // Under contention the outer subject may queue an inner for the thread already
+        // delivering, so an inner can be subscribed after its thread started sending: replay
+        // subjects keep those values, so that every value must arrive exactly once.
+        let inners = (0..<sources).map { _ in ReplaySubject<Int, Never>() }
         let overlap = OverlapDetector()
         let received = Counter()
         let completed = Counter()
