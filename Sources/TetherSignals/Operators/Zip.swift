@@ -69,11 +69,11 @@ extension Signal {
     public static func zip(_ signals: [Signal]) -> Signal<[Value], Failure> {
         if signals.isEmpty { return .empty }
         return Signal<[Value], Failure>(_unchecked: { sink, lifetime in
-            let core = _Zip<ContiguousArray<_FIFOQueue<Value>>, [Value], Failure>(
-                buffers: ContiguousArray(repeating: _FIFOQueue(), count: signals.count),
+            let core = _Zip<_ZipBuffersArray<Value>, [Value], Failure>(
+                buffers: _ZipBuffersArray(count: signals.count),
                 sources: signals.count, sink: sink, lifetime: lifetime)
             for (index, signal) in signals.enumerated() {
-                core.run(signal) { token in { core.receive($0, index, token, push: { $0[index].append($1) }) } }
+                core.run(signal) { token in { core.receive($0, index, token, push: { $0.queues[index].append($1) }) } }
             }
         })
     }
@@ -189,30 +189,27 @@ final class _Zip<Buffers: _ZipBuffers, Output, Failure: Error>: Sendable where B
     }
 }
 
-extension ContiguousArray: _ZipBuffers where Element: _ZipQueue {
+/// The buffers of the array form: one queue per source.
+@usableFromInline
+struct _ZipBuffersArray<Element>: _ZipBuffers {
+    @usableFromInline var queues: ContiguousArray<_FIFOQueue<Element>>
+
+    @inlinable init(count: Int) {
+        queues = ContiguousArray(repeating: _FIFOQueue(), count: count)
+    }
+
     @inlinable
-    mutating func popFirst() -> [Element.Element]? {
-        for queue in self where queue.isEmpty { return nil }
-        var output: [Element.Element] = []
-        output.reserveCapacity(count)
-        for index in indices { output.append(self[index].popFirst()!) }
+    mutating func popFirst() -> [Element]? {
+        for queue in queues where queue.isEmpty { return nil }
+        var output: [Element] = []
+        output.reserveCapacity(queues.count)
+        for index in queues.indices { output.append(queues[index].popFirst()!) }
         return output
     }
 
     @inlinable
-    func isEmpty(_ index: Int) -> Bool { self[index].isEmpty }
+    func isEmpty(_ index: Int) -> Bool { queues[index].isEmpty }
 }
-
-/// Lets `ContiguousArray<_FIFOQueue<T>>` be zip buffers (a same-type constraint on a generic
-/// element cannot be written directly).
-@usableFromInline
-protocol _ZipQueue {
-    associatedtype Element
-    var isEmpty: Bool { get }
-    mutating func popFirst() -> Element?
-}
-
-extension _FIFOQueue: _ZipQueue {}
 
 // Tuples cannot conform to protocols: the tuple forms keep their queues in these.
 
