@@ -94,6 +94,37 @@ struct TakeTests {
         }
     }
 
+    @Test func takeIgnoresUpstreamEventsAfterItsOwnCompletion() {
+        // A raw stage that ignores the lifetime and keeps sending, and no terminal subscriber
+        // downstream: only take's own flag keeps the grammar.
+        let raw = Signal<Int, TestError>(_unchecked: { sink, _ in
+            for n in 1...4 { sink(.next(n)) }
+            sink(.error(.boom))
+            sink(.completed)
+        })
+        let recorder = Recorder<Int, TestError>()
+        raw.take(2).runRaw { recorder.append($0) }
+        #expect(recorder.events == [.next(1), .next(2), .completed])
+        let whileRecorder = Recorder<Int, TestError>()
+        raw.take(while: { $0 < 3 }).runRaw { whileRecorder.append($0) }
+        #expect(whileRecorder.events == [.next(1), .next(2), .completed])
+    }
+
+    @Test func takeSeesAReentrantUpstreamEventDuringItsLastValue() {
+        // The raw stage sends re-entrantly from inside the downstream callback.
+        let box = _SinkBox()
+        let raw = Signal<Int, Never>(_unchecked: { sink, _ in
+            box.set(sink)
+            sink(.next(1))
+        })
+        let recorder = Recorder<Int, Never>()
+        raw.take(1).runRaw { event in
+            recorder.append(event)
+            if event == .next(1) { box.sink?(.next(2)) }
+        }
+        #expect(recorder.events == [.next(1), .completed])
+    }
+
     // MARK: take(while:)
 
     @Test func takeWhileStopsAnInfiniteSynchronousProducer() {
@@ -141,4 +172,11 @@ struct TakeTests {
         #expect(recorder.events == [.next(1), .completed])
         #expect(freed.isSet)
     }
+}
+
+/// Lets a test reach a raw stage's sink from downstream.
+final class _SinkBox: Sendable {
+    private let storage = Recorder<@Sendable (Event<Int, Never>) -> Void, Never>()
+    func set(_ sink: @escaping @Sendable (Event<Int, Never>) -> Void) { storage.append(.next(sink)) }
+    var sink: (@Sendable (Event<Int, Never>) -> Void)? { storage.values.last }
 }

@@ -1,4 +1,4 @@
-import TetherSignals
+@testable import TetherSignals
 
 /// A cold signal over a subject that counts its subscriptions and its cleanups, so a test can
 /// see when an operator subscribes upstream and prove that it disposes upstream when it ends.
@@ -44,4 +44,23 @@ final class NotSendable: Equatable {
     let id: Int
     init(_ id: Int) { self.id = id }
     static func == (lhs: NotSendable, rhs: NotSendable) -> Bool { lhs.id == rhs.id }
+}
+
+extension Signal {
+    /// Runs this signal's stages with `sink` as the last stage, without the terminal subscriber
+    /// (which drops events after a terminal one): shows exactly what an operator sends.
+    /// Returns the subscription's lifetime.
+    @discardableResult
+    func runRaw(_ sink: @escaping @Sendable (Event<Value, Failure>) -> Void) -> CompoundDisposable {
+        let lifetime = CompoundDisposable()
+        _run(sink, lifetime)
+        return lifetime
+    }
+}
+
+/// The number of children a compound disposable holds (to prove that a long-lived
+/// subscription does not grow).
+func childCount(of disposable: any Disposable) -> Int {
+    guard let compound = disposable as? CompoundDisposable else { return -1 }
+    return compound.storage.withLock { $0.children.count }
 }
