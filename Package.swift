@@ -26,6 +26,7 @@ let package = Package(
             ]
         ),
         .target(name: "Tether", dependencies: ["TetherSignals", "TetherMacros"]),
+        .executableTarget(name: "calculator", dependencies: ["Tether"], path: "Samples/Calculator"),
         .testTarget(name: "TetherSignalsTests", dependencies: ["TetherSignals"]),
         .testTarget(
             name: "TetherMacrosTests",

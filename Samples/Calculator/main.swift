@@ -47,7 +47,11 @@ func format(_ value: Double) -> String {
     value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
 }
 
-// The lines typed, as a hot signal.
+print("y = a + b + c. Type `a 3`, `b 4`, `c 5` (Ctrl-D to quit).")
+
+// The lines typed, as a hot signal. Parsing is shared: without `share()`, each of the six
+// subscribers below would parse (and report a bad line) on its own, the classic cold-signal
+// surprise.
 let lines = Subject<String, Never>()
 let inputs = lines.signal.compactMap { line -> Input? in
     switch parse(line) {
@@ -56,7 +60,7 @@ let inputs = lines.signal.compactMap { line -> Input? in
         print("  ! \(error)")
         return nil
     }
-}
+}.share()
 func field(_ name: String) -> Signal<Double, Never> {
     inputs.filter { $0.field == name }.map(\.value)
 }
@@ -76,7 +80,6 @@ Signal.combineLatest(
     reduce: { $0 + $1 + $2 }
 ).subscribe(next: { print("combineLatest:  y = \(format($0))") })
 
-print("y = a + b + c. Type `a 3`, `b 4`, `c 5` (Ctrl-D to quit).")
 while let line = readLine() {
     let trimmed = line.trimmingCharacters(in: .whitespaces)
     if trimmed.isEmpty { continue }
