@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "TetherSignals", targets: ["TetherSignals"]),
         // Observable models, bindings and channels; re-exports TetherSignals.
         .library(name: "Tether", targets: ["Tether"]),
+        // SQLite persistence for models (libsqlite3, Debian's libsqlite3-dev).
+        .library(name: "TetherSQLite", targets: ["TetherSQLite"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
@@ -26,6 +28,12 @@ let package = Package(
             ]
         ),
         .target(name: "Tether", dependencies: ["TetherSignals", "TetherMacros"]),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "TetherSQLite", dependencies: ["Tether", "CSQLite"]),
         .executableTarget(name: "calculator", dependencies: ["Tether"], path: "Samples/Calculator"),
         .testTarget(name: "TetherSignalsTests", dependencies: ["TetherSignals"]),
         .testTarget(
@@ -36,6 +44,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TetherTests", dependencies: ["Tether"]),
+        .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )
