@@ -12,6 +12,8 @@ let package = Package(
         .library(name: "Tether", targets: ["Tether"]),
         // SQLite persistence for models (libsqlite3, Debian's libsqlite3-dev).
         .library(name: "TetherSQLite", targets: ["TetherSQLite"]),
+        // A terminal front-end: raw-mode I/O, pure rendering, widgets bound to channels.
+        .library(name: "TetherTerminal", targets: ["TetherTerminal"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
@@ -34,6 +36,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "TetherSQLite", dependencies: ["Tether", "CSQLite"]),
+        .target(name: "TetherTerminal", dependencies: ["Tether"]),
         .executableTarget(name: "calculator", dependencies: ["Tether"], path: "Samples/Calculator"),
         .testTarget(name: "TetherSignalsTests", dependencies: ["TetherSignals"]),
         .testTarget(
@@ -45,6 +48,7 @@ let package = Package(
         ),
         .testTarget(name: "TetherTests", dependencies: ["Tether"]),
         .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite"]),
+        .testTarget(name: "TetherTerminalTests", dependencies: ["TetherTerminal"]),
     ],
     swiftLanguageModes: [.v6]
 )
