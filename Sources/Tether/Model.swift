@@ -61,6 +61,12 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
     public let valueType: Any.Type
     /// Whether it is observable but never persisted (`@Transient`).
     public let isTransient: Bool
+    /// Reads the property of a model, type-erased (for layers such as persistence that work
+    /// from the schema).
+    public let get: @Sendable (Root) -> Any
+    /// Writes the property of a model, type-erased; the value must be of `valueType`
+    /// (anything else is a programming error and traps with a message).
+    public let set: @Sendable (Root, Any) -> Void
 
     /// Creates a property description (called by code that `@Model` generates).
     public init<Value>(name: String, index: Int, keyPath: KeyPath<Root, Value> & Sendable, transient: Bool) {
@@ -69,6 +75,19 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
         self.keyPath = keyPath
         self.valueType = Value.self
         self.isTransient = transient
+        self.get = { root in root[keyPath: keyPath] }
+        let name = name
+        if let writable = keyPath as? ReferenceWritableKeyPath<Root, Value> {
+            let writable = _SendableKeyPath(writable)
+            self.set = { root, value in
+                guard let value = value as? Value else {
+                    preconditionFailure("Tether: \(Root.self).\(name) takes \(Value.self), not \(type(of: value))")
+                }
+                root[keyPath: writable.keyPath] = value
+            }
+        } else {
+            self.set = { _, _ in preconditionFailure("Tether: \(Root.self).\(name) is read-only") }
+        }
     }
 }
 
@@ -89,4 +108,11 @@ public enum ObservationBridge {
         get { _observationBridgeEnabled.load(ordering: .relaxed) }
         set { _observationBridgeEnabled.store(newValue, ordering: .relaxed) }
     }
+}
+
+/// A key path obtained by casting a `Sendable` key path; key paths made from literals hold no
+/// mutable state, and the cast only recovers the writable type that the literal had.
+struct _SendableKeyPath<Root, Value>: @unchecked Sendable {
+    let keyPath: ReferenceWritableKeyPath<Root, Value>
+    init(_ keyPath: ReferenceWritableKeyPath<Root, Value>) { self.keyPath = keyPath }
 }

@@ -45,6 +45,18 @@ struct ModelMacroIntegrationTests {
         #expect(schema.index(of: \Invoice.renderCount) == nil, "ignored properties are not in the schema")
     }
 
+    @Test func schemaPropertiesReadAndWriteThroughTheTrackedAccessors() {
+        let invoice = Invoice()
+        let quantities = Recorder<Int>()
+        quantities.record(observe(invoice, \.quantity))
+        let quantity = Invoice._$schema.properties[1]
+        quantity.set(invoice, 7)
+        #expect(quantity.get(invoice) as? Int == 7)
+        #expect(quantities.values == [1, 7], "a write through the schema notifies like any write")
+        Invoice._$schema.properties[3].set(invoice, Double?.some(0.25))
+        #expect(invoice.discount == 0.25)
+    }
+
     @Test func theIssuesExampleWorksAsShown() {
         let invoice = Invoice()
         let totals = Recorder<Double>()
