@@ -63,7 +63,9 @@ def parse(path):
             entry["p90"] = parse_number(values[4]) * factor
             entry["samples"] = int(parse_number(values[7]))
         elif metric.startswith("Malloc (total)"):
-            entry["allocs"] = parse_number(values[2]) / scale
+            unit = re.search(r"\((K|M|G)\)", metric)
+            factor = {"K": 1e3, "M": 1e6, "G": 1e9}[unit.group(1)] if unit else 1
+            entry["allocs"] = parse_number(values[2]) * factor / scale
     return results
 
 

@@ -10,6 +10,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock, .mallocCountTotal],
         timeUnits: .nanoseconds,
+        units: [.mallocCountTotal: .count],
         warmupIterations: 3,
         maxDuration: .seconds(2),
         maxIterations: 1_000

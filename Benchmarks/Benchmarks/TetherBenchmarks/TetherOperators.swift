@@ -38,7 +38,9 @@ func registerTetherOperatorBenchmarks() {
         subscription.dispose()
     }
 
-    let w4Config = Benchmark.Configuration(scalingFactor: .mega, maxDuration: .seconds(3), maxIterations: 25)
+    let w4Config = Benchmark.Configuration(
+        timeUnits: .microseconds, scalingFactor: .mega, maxDuration: .seconds(3), maxIterations: 25
+    )
     Benchmark("W4 flatMap(merge) per inner value — Tether", configuration: w4Config) { benchmark in
         let outer = Subject<Signal<Int, Never>, Never>()
         let inners = (0..<w4Inners).map { _ in Subject<Int, Never>() }

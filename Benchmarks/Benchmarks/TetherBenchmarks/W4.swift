@@ -10,7 +10,9 @@ let w4Inners = 1_000
 let w4Values = 1_000
 
 func registerW4() {
-    let config = Benchmark.Configuration(scalingFactor: .mega, maxDuration: .seconds(3), maxIterations: 25)
+    let config = Benchmark.Configuration(
+        timeUnits: .microseconds, scalingFactor: .mega, maxDuration: .seconds(3), maxIterations: 25
+    )
 
     Benchmark("W4 flatMap(merge) per inner value — OpenCombine", configuration: config) { benchmark in
         let outer = PassthroughSubject<PassthroughSubject<Int, Never>, Never>()
