@@ -28,7 +28,7 @@ public struct Signal<Value, Failure: Error>: Sendable {
     /// Starts one subscription: sends events to the sink, and registers in `lifetime` what must
     /// be cleaned up when the subscription ends. `lifetime` exists before the producer runs,
     /// so a producer can see a disposal that happens while it is still sending.
-    @usableFromInline let _run: @Sendable (_ sink: @escaping _Sink, _ lifetime: CompoundDisposable) -> Void
+    @usableFromInline package let _run: @Sendable (_ sink: @escaping _Sink, _ lifetime: CompoundDisposable) -> Void
 
     /// A name for debugging (see `named(_:)` and `logEvents(_:)`); nil unless you set one, so an
     /// unnamed signal costs nothing for it.

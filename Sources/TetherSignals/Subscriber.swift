@@ -94,7 +94,7 @@ final class _Gate<Value, Failure: Error>: Sendable {
     struct State {
         @usableFromInline var terminated = false
         @usableFromInline var delivering = false
-        @usableFromInline var pending: [Event<Value, Failure>] = []
+        @usableFromInline var pending = _FIFO<Event<Value, Failure>>()
         @inlinable init() {}
     }
 

@@ -5,31 +5,31 @@
 /// outnumber live entries. Subscribing therefore costs the same whether 10 or 100,000
 /// subscriptions are alive (benchmark W7).
 @usableFromInline
-struct _Bag<Element> {
+package struct _Bag<Element> {
     @usableFromInline
-    struct Entry {
-        @usableFromInline let token: UInt64
-        @usableFromInline var element: Element?
-        @inlinable init(token: UInt64, element: Element?) {
+    package struct Entry {
+        @usableFromInline package let token: UInt64
+        @usableFromInline package var element: Element?
+        @inlinable package init(token: UInt64, element: Element?) {
             self.token = token
             self.element = element
         }
     }
 
-    @usableFromInline var entries: ContiguousArray<Entry> = []
+    @usableFromInline package var entries: ContiguousArray<Entry> = []
     @usableFromInline var nextToken: UInt64 = 0
     @usableFromInline var tombstones = 0
 
-    @inlinable init() {}
+    @inlinable package init() {}
 
     /// The number of live elements.
-    @inlinable var count: Int { entries.count - tombstones }
+    @inlinable package var count: Int { entries.count - tombstones }
 
-    @inlinable var isEmpty: Bool { count == 0 }
+    @inlinable package var isEmpty: Bool { count == 0 }
 
     /// Inserts `element` and returns the token that removes it.
     @inlinable
-    mutating func insert(_ element: Element) -> UInt64 {
+    package mutating func insert(_ element: Element) -> UInt64 {
         let token = nextToken
         nextToken &+= 1
         entries.append(Entry(token: token, element: element))
@@ -38,7 +38,7 @@ struct _Bag<Element> {
 
     /// Reserves a token without inserting anything yet (for insertion that is deferred).
     @inlinable
-    mutating func reserveToken() -> UInt64 {
+    package mutating func reserveToken() -> UInt64 {
         let token = nextToken
         nextToken &+= 1
         return token
@@ -47,7 +47,7 @@ struct _Bag<Element> {
     /// Inserts `element` under a token obtained from `reserveToken()` (tokens must still arrive
     /// in increasing order, which holds when reservations are inserted in the order made).
     @inlinable
-    mutating func insert(_ element: Element, token: UInt64) {
+    package mutating func insert(_ element: Element, token: UInt64) {
         if let last = entries.last, last.token > token {
             // Out of order (should not happen); keep the array sorted anyway.
             let index = entries.firstIndex { $0.token > token } ?? entries.endIndex
@@ -60,7 +60,7 @@ struct _Bag<Element> {
     /// Removes the element inserted under `token`; returns it, or nil if it was already gone.
     @inlinable
     @discardableResult
-    mutating func remove(token: UInt64) -> Element? {
+    package mutating func remove(token: UInt64) -> Element? {
         var low = 0
         var high = entries.count
         while low < high {
@@ -81,7 +81,7 @@ struct _Bag<Element> {
 
     /// Removes everything and returns the live elements in insertion order.
     @inlinable
-    mutating func removeAll() -> [Element] {
+    package mutating func removeAll() -> [Element] {
         let elements = entries.compactMap(\.element)
         entries = []
         tombstones = 0

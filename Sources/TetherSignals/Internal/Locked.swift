@@ -14,18 +14,18 @@ import Synchronization
 /// receives on another crosses threads exactly as it would through any synchronous callback,
 /// and operators that move values to another scheduler require `Value: Sendable`.
 @usableFromInline
-final class _Locked<State>: @unchecked Sendable {
+package final class _Locked<State>: @unchecked Sendable {
     @usableFromInline let mutex = Mutex<Void>(())
     @usableFromInline var state: State
 
     @inlinable
-    init(_ state: State) {
+    package init(_ state: State) {
         self.state = state
     }
 
     /// Runs `body` with exclusive access to the state.
     @inlinable @inline(__always)
-    func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    package func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
         try mutex.withLock { _ in try body(&self.state) }
     }
 }

@@ -16,8 +16,8 @@ public final class TestScheduler: Scheduler {
         var due: Duration
         let sequence: UInt64
         let interval: Duration?
-        let action: @Sendable () -> Void
-        let cancel: ActionDisposable
+        /// The action and its cancellation: disposing it releases the closure at once.
+        let work: _ScheduledAction
     }
 
     private struct State {
@@ -40,7 +40,7 @@ public final class TestScheduler: Scheduler {
     public var now: Duration { state.withLock { $0.now } }
 
     /// The number of actions waiting to run (cancelled ones excluded).
-    public var pendingCount: Int { state.withLock { $0.items.filter { !$0.cancel.isDisposed }.count } }
+    public var pendingCount: Int { state.withLock { $0.items.filter { !$0.work.isDisposed }.count } }
 
     @discardableResult
     public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
@@ -63,19 +63,18 @@ public final class TestScheduler: Scheduler {
     }
 
     private func enqueue(after delay: Duration, interval: Duration?, _ action: @escaping @Sendable () -> Void) -> any Disposable {
-        let cancel = ActionDisposable()
+        let work = _ScheduledAction(repeats: interval != nil, action)
         state.withLock { state in
             let item = Item(
                 due: state.now + max(delay, .zero),
                 sequence: state.nextSequence,
                 interval: interval,
-                action: action,
-                cancel: cancel
+                work: work
             )
             state.nextSequence += 1
             state.insert(item)
         }
-        return cancel
+        return work
     }
 
     /// Advances the virtual clock by `duration`, running everything that falls due (including
@@ -98,19 +97,19 @@ public final class TestScheduler: Scheduler {
     public func run(limit: Int = 100_000) -> Bool {
         for _ in 0..<limit {
             let due = state.withLock { state -> Duration? in
-                state.items.removeAll { $0.cancel.isDisposed }
+                state.items.removeAll { $0.work.isDisposed }
                 return state.items.first?.due
             }
             guard let due else { return true }
             _ = runOne(upTo: due)
         }
-        return state.withLock { $0.items.allSatisfy { $0.cancel.isDisposed } }
+        return state.withLock { $0.items.allSatisfy { $0.work.isDisposed } }
     }
 
     /// Runs the first action due at or before `due`; returns false when there is none.
     private func runOne(upTo due: Duration) -> Bool {
         let next = state.withLock { state -> Item? in
-            state.items.removeAll { $0.cancel.isDisposed }
+            state.items.removeAll { $0.work.isDisposed }
             guard let first = state.items.first, first.due <= due else { return nil }
             state.items.removeFirst()
             state.now = max(state.now, first.due)
@@ -119,15 +118,14 @@ public final class TestScheduler: Scheduler {
                     due: first.due + interval,
                     sequence: state.nextSequence,
                     interval: interval,
-                    action: first.action,
-                    cancel: first.cancel
+                    work: first.work
                 ))
                 state.nextSequence += 1
             }
             return first
         }
         guard let next else { return false }
-        if !next.cancel.isDisposed { next.action() }
+        next.work.run()
         return true
     }
 }

@@ -28,7 +28,7 @@ final class _SubjectCore<Value, Failure: Error>: Sendable {
         /// The values delivered so far, up to the replay capacity.
         @usableFromInline var buffer: _RingBuffer<Value>
         @usableFromInline var delivering = false
-        @usableFromInline var pending: [Pending] = []
+        @usableFromInline var pending = _FIFO<Pending>()
         /// Removals requested while delivering, applied when delivery ends (so that disposing
         /// during delivery never copies the subscriber list).
         @usableFromInline var deferredRemovals: [UInt64] = []

@@ -1,0 +1,211 @@
+import Foundation
+
+/// Why a binding ended without being disposed.
+public enum BindingError: Error, CustomStringConvertible, Sendable {
+    /// The bound signal failed; the model kept its last value.
+    case signalFailed(model: String, property: String, error: any Error)
+    /// A value arrived on a thread that does not own the model; it was not assigned and the
+    /// binding ended. Bind with `on:` a scheduler that runs on the model's thread, or
+    /// `deliver(on:)` first.
+    case wrongThread(model: String, property: String)
+
+    public var description: String {
+        switch self {
+        case .signalFailed(let model, let property, let error):
+            return "binding to \(model).\(property) ended: the signal failed with \(error); the model kept its last value"
+        case .wrongThread(let model, let property):
+            return "binding to \(model).\(property) ended: a value arrived on a thread that does not own the model; "
+                + "bind with `on:` a scheduler on the model's thread, or adopt(_:) the model there"
+        }
+    }
+}
+
+/// Where binding failures go when a binding has no `onError` handler of its own: every failure is
+/// sent on `errors` and written to standard error. Nothing is swallowed silently.
+///
+/// ```swift
+/// BindingDiagnostics.errors.subscribe(next: { showBanner($0.description) })
+/// ```
+public enum BindingDiagnostics {
+    private static let subject = Subject<BindingError, Never>()
+
+    /// Every binding failure reported without an `onError` handler.
+    public static var errors: Signal<BindingError, Never> { subject.signal }
+
+    /// Reports a failure: sends it on `errors` and writes it to standard error.
+    public static func report(_ error: BindingError) {
+        subject.sendNext(error)
+        FileHandle.standardError.write(Data("Tether: \(error.description)\n".utf8))
+    }
+}
+
+/// Binds a signal to a model property (ReactiveCocoa's `RAC(target, keyPath) = signal`): each
+/// value is assigned to `model[keyPath: keyPath]`.
+///
+/// The binding holds the model weakly and ends by itself when the model is freed. If the signal
+/// fails, the binding ends, the model keeps its last value and the error is reported (to
+/// `onError`, or else to `BindingDiagnostics`). Values must arrive on the model's thread:
+/// pass `on:` a scheduler that runs there; a value arriving on another thread is refused (not
+/// assigned, the binding ends, `BindingError.wrongThread` is reported), so a binding never
+/// races with the model's owner.
+///
+/// ```swift
+/// bind(priceField.values, to: invoice, \.unitPrice)
+/// ```
+@discardableResult
+public func bind<M: Model, V, F: Error>(
+    _ signal: Signal<V, F>,
+    to model: M,
+    _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable,
+    on scheduler: (any Scheduler)? = nil,
+    onError: (@Sendable (BindingError) -> Void)? = nil
+) -> any Disposable {
+    _bind(signal, to: model, keyPath, on: scheduler, onError: onError) { $0 }
+}
+
+/// Binds a signal of optionals to a model property; `nil` assigns `nilValue` (the `nilValue`
+/// argument of ReactiveCocoa's `RAC(target, keyPath, nilValue)`).
+///
+/// ```swift
+/// bind(parsedQuantity, to: invoice, \.quantity, nilValue: 0)
+/// ```
+@discardableResult
+public func bind<M: Model, V, F: Error>(
+    _ signal: Signal<V?, F>,
+    to model: M,
+    _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable,
+    nilValue: V,
+    on scheduler: (any Scheduler)? = nil,
+    onError: (@Sendable (BindingError) -> Void)? = nil
+) -> any Disposable where V: Sendable {
+    _bind(signal, to: model, keyPath, on: scheduler, onError: onError) { $0 ?? nilValue }
+}
+
+/// Binds a signal of optionals to an optional model property; `nil` assigns `nilValue`.
+///
+/// ```swift
+/// bind(discountField.values, to: invoice, \.discount, nilValue: 0)   // cleared field -> 0
+/// ```
+@discardableResult
+public func bind<M: Model, V, F: Error>(
+    _ signal: Signal<V?, F>,
+    to model: M,
+    _ keyPath: ReferenceWritableKeyPath<M, V?> & Sendable,
+    nilValue: V,
+    on scheduler: (any Scheduler)? = nil,
+    onError: (@Sendable (BindingError) -> Void)? = nil
+) -> any Disposable where V: Sendable {
+    _bind(signal, to: model, keyPath, on: scheduler, onError: onError) { $0 ?? nilValue }
+}
+
+func _bind<M: Model, Input, V, F: Error>(
+    _ signal: Signal<Input, F>,
+    to model: M,
+    _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable,
+    on scheduler: (any Scheduler)?,
+    onError: (@Sendable (BindingError) -> Void)?,
+    convert: @escaping @Sendable (Input) -> V
+) -> any Disposable {
+    let box = _WeakModel(model)
+    let registrarBox = _WeakModel(model._$registrar)
+    let modelName = String(describing: M.self)
+    let propertyName = M._$schema.properties.first { $0.keyPath == keyPath }?.name ?? "\(keyPath)"
+    let report: @Sendable (BindingError) -> Void = onError ?? { BindingDiagnostics.report($0) }
+    let binding = SerialDisposable()
+
+    let source: Signal<Input, F>
+    if let scheduler {
+        source = Signal(_unchecked: { sink, lifetime in
+            signal._run({ event in
+                // Hop to the model's scheduler; a serial scheduler keeps the order. Deliveries
+                // still queued when the binding ends are dropped.
+                let delivery = _UncheckedSendable(event)
+                scheduler.schedule { if !lifetime.isDisposed { sink(delivery.value) } }
+            }, lifetime)
+        })
+    } else {
+        source = signal
+    }
+
+    let subscription = source.subscribe(
+        next: { value in
+            guard let model = box.model else {
+                binding.dispose()
+                return
+            }
+            guard model._$registrar.isOnOwnerThread else {
+                binding.dispose()
+                report(.wrongThread(model: modelName, property: propertyName))
+                return
+            }
+            model[keyPath: keyPath] = convert(value)
+        },
+        error: { error in
+            binding.dispose()
+            report(.signalFailed(model: modelName, property: propertyName, error: error))
+        },
+        completed: { binding.dispose() }
+    )
+    // The binding ends with the model: the model's lifetime disposes it.
+    model._$registrar.lifetime.add(binding)
+    binding.inner = ActionDisposable {
+        subscription.dispose()
+        if let registrar = registrarBox.model { registrar.lifetime.remove(binding) }
+    }
+    return binding
+}
+
+extension Signal {
+    /// Subscribes a closure that works on a model: it receives the model with each value, runs
+    /// on the model's thread, and may capture non-`Sendable` state of that thread. The
+    /// subscription holds the model weakly and ends when the model is freed; a value arriving
+    /// on another thread is refused (not delivered, the subscription ends, and
+    /// `BindingError.wrongThread` is reported to `BindingDiagnostics`).
+    ///
+    /// ```swift
+    /// observe(invoice, \.quantity).subscribe(with: invoice) { invoice, quantity in
+    ///     if quantity > 10 { invoice.quantity = 10 }
+    /// }
+    /// ```
+    @discardableResult
+    public func subscribe<M: Model>(
+        with model: M,
+        next: @escaping (M, Value) -> Void,
+        error: ((M, Failure) -> Void)? = nil,
+        completed: ((M) -> Void)? = nil
+    ) -> any Disposable {
+        let box = _WeakModel(model)
+        // The closures are only called on the model's owner thread (checked below), which is
+        // the thread that created them, so they are never used concurrently.
+        let handlers = _UncheckedSendable((next, error, completed))
+        let modelName = String(describing: M.self)
+        let subscription = SerialDisposable()
+        let onModelThread: @Sendable () -> M? = {
+            guard let model = box.model else {
+                subscription.dispose()
+                return nil
+            }
+            guard model._$registrar.isOnOwnerThread else {
+                subscription.dispose()
+                BindingDiagnostics.report(.wrongThread(model: modelName, property: "subscribe(with:)"))
+                return nil
+            }
+            return model
+        }
+        let inner = self.subscribe(
+            next: { value in
+                let sendable = _UncheckedSendable(value)
+                if let model = onModelThread() { handlers.value.0(model, sendable.value) }
+            },
+            error: { failure in if let model = onModelThread() { handlers.value.1?(model, failure) } },
+            completed: { if let model = onModelThread() { handlers.value.2?(model) } }
+        )
+        model._$registrar.lifetime.add(subscription)
+        let registrar = _WeakModel(model._$registrar)
+        subscription.inner = ActionDisposable {
+            inner.dispose()
+            registrar.model?.lifetime.remove(subscription)
+        }
+        return subscription
+    }
+}

@@ -1,0 +1,138 @@
+import Synchronization
+
+/// One end of a two-way channel (ReactiveCocoa's `RACChannelTerminal`): `signal` sends the
+/// values that arrive from the other end; `sendNext(_:)` sends a value to the other end.
+///
+/// Bind two terminals with `bind(_:_:)` to keep both sides in step, for example a model
+/// property and a form field.
+///
+/// ```swift
+/// let field = Channel<Int>()
+/// bind(channel(invoice, \.quantity), field.following)
+/// field.leading.sendNext(3)          // invoice.quantity == 3
+/// ```
+public final class ChannelTerminal<Value>: Subscriber, Sendable {
+    /// The values arriving at this end.
+    public let signal: Signal<Value, Never>
+    private let send: @Sendable (Value) -> Void
+
+    /// Creates a terminal from the signal of arriving values and the function that sends a
+    /// value to the other end.
+    public init(signal: Signal<Value, Never>, send: @escaping @Sendable (Value) -> Void) {
+        self.signal = signal
+        self.send = send
+    }
+
+    /// Sends `value` to the other end.
+    public func sendNext(_ value: Value) { send(value) }
+    /// A channel's values cannot fail.
+    public func sendError(_ error: Never) {}
+    /// Completion is not forwarded: a channel lives as long as its ends are bound.
+    public func sendCompleted() {}
+
+    /// A terminal for another type: values arriving here are transformed by `forward`, values
+    /// sent from there are transformed back by `backward` (which may refuse a value by returning
+    /// nil: nothing is sent). Used to connect a text field to a number property.
+    ///
+    /// ```swift
+    /// let quantityText = channel(invoice, \.quantity).map(forward: { String($0) }, backward: { Int($0) })
+    /// ```
+    public func map<Other>(
+        forward: @escaping @Sendable (Value) -> Other,
+        backward: @escaping @Sendable (Other) -> Value?
+    ) -> ChannelTerminal<Other> {
+        ChannelTerminal<Other>(signal: signal.map(forward)) { [send] other in
+            if let value = backward(other) { send(value) }
+        }
+    }
+}
+
+/// A two-way channel with two ends (ReactiveCocoa's `RACChannel`): values sent to `leading`
+/// arrive at `following` (the latest one is replayed to new subscribers of `following`), and
+/// values sent to `following` arrive at `leading`.
+///
+/// A form field owns a channel: it shows the values arriving at `leading` and sends the user's
+/// edits to `leading`; the app binds `following` to a model property.
+///
+/// ```swift
+/// let channel = Channel<String>()
+/// channel.following.signal.subscribe(next: { print("edited:", $0) })
+/// channel.leading.sendNext("Ada")   // edited: Ada
+/// ```
+public final class Channel<Value>: Sendable {
+    /// The end owned by the producer of values (for example a widget).
+    public let leading: ChannelTerminal<Value>
+    /// The end handed to whoever binds the channel (for example to a model property).
+    public let following: ChannelTerminal<Value>
+
+    /// Creates a channel.
+    public init() {
+        let toFollowing = ReplaySubject<Value, Never>(capacity: 1)
+        let toLeading = Subject<Value, Never>()
+        leading = ChannelTerminal(signal: toLeading.signal) { toFollowing.sendNext($0) }
+        following = ChannelTerminal(signal: toFollowing.signal) { toLeading.sendNext($0) }
+    }
+}
+
+/// A channel terminal for a model property (ReactiveCocoa's `RACChannelTo(model, keyPath)`):
+/// its signal sends the property's current value and every change; values sent to it are
+/// assigned to the property. A value it assigns is not sent back out through its own signal,
+/// so two bound channels never echo or loop, even for values that are not `Equatable`.
+///
+/// The terminal holds the model weakly; its signal completes when the model is freed. Values
+/// must be sent on the model's thread (a value sent from another thread is refused and
+/// reported to `BindingDiagnostics`).
+///
+/// ```swift
+/// bind(channel(invoice, \.customer), customerField.following)
+/// ```
+public func channel<M: Model, V>(_ model: M, _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable) -> ChannelTerminal<V> {
+    _channel(model, keyPath, values: observe(model, keyPath))
+}
+
+/// A channel terminal for an `Equatable` model property (see the general form).
+public func channel<M: Model, V: Equatable>(_ model: M, _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable) -> ChannelTerminal<V> {
+    _channel(model, keyPath, values: observe(model, keyPath))
+}
+
+func _channel<M: Model, V>(
+    _ model: M,
+    _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable,
+    values: Signal<V, Never>
+) -> ChannelTerminal<V> {
+    let box = _WeakModel(model)
+    // How many assignments this terminal is making right now (on the model's thread).
+    let applyingBox = _AtomicBox()
+    let modelName = String(describing: M.self)
+    let propertyName = M._$schema.properties.first { $0.keyPath == keyPath }?.name ?? "\(keyPath)"
+    return ChannelTerminal(signal: values.filter { _ in applyingBox.value.load(ordering: .relaxed) == 0 }) { value in
+        guard let model = box.model else { return }
+        guard model._$registrar.isOnOwnerThread else {
+            BindingDiagnostics.report(.wrongThread(model: modelName, property: propertyName))
+            return
+        }
+        applyingBox.value.add(1, ordering: .relaxed)
+        model[keyPath: keyPath] = value
+        applyingBox.value.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// Shares one atomic between closures.
+final class _AtomicBox: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+/// Binds two channel terminals so that each receives what the other sends (ReactiveCocoa's
+/// `RACChannelTo(a) = RACChannelTo(b)`). `first` is the source of truth: its current value
+/// reaches `second` first; after that, changes flow both ways.
+///
+/// ```swift
+/// bind(channel(invoice, \.quantity), quantityField.following)
+/// ```
+@discardableResult
+public func bind<Value>(_ first: ChannelTerminal<Value>, _ second: ChannelTerminal<Value>) -> any Disposable {
+    let both = CompoundDisposable()
+    both.add(first.signal.subscribe(next: { second.sendNext($0) }))
+    both.add(second.signal.subscribe(next: { first.sendNext($0) }))
+    return both
+}

@@ -1,0 +1,222 @@
+import SwiftDiagnostics
+import SwiftSyntax
+
+/// A stored instance property that `@Model` tracks.
+struct TrackedProperty {
+    /// The identifier as written, backticks included (used in key paths).
+    let identifier: String
+    /// The identifier without backticks (used in the schema and the storage name).
+    let name: String
+    /// Whether the property is `@Transient` (tracked, never persisted).
+    let isTransient: Bool
+    /// Whether the property already carries `@_ModelTracked`.
+    let isAlreadyTracked: Bool
+}
+
+/// What `@Model` makes of one member of the class.
+enum ModelMember {
+    /// Not something `@Model` touches: a static or computed property, an `@ModelIgnored`
+    /// property, a property `@Model` generated itself, or not a property at all.
+    case untouched
+    /// A stored instance property that becomes tracked.
+    case tracked(TrackedProperty)
+    /// A stored instance property that cannot be tracked; the diagnostic says why.
+    case invalid(Diagnostic)
+
+    /// Classifies `member`, a member of a `@Model` class.
+    init(_ member: some DeclSyntaxProtocol) {
+        guard let variable = member.as(VariableDeclSyntax.self) else {
+            self = .untouched
+            return
+        }
+        self.init(variable)
+    }
+
+    /// Classifies the stored property declaration `variable`.
+    init(_ variable: VariableDeclSyntax) {
+        if variable.hasModifier(.static) || variable.hasModifier(.class)
+            || variable.hasAttribute(named: "ModelIgnored")
+            || variable.isComputed
+            || variable.bindings.contains(where: { $0.identifier?.hasPrefix("_$") ?? false })
+        {
+            self = .untouched
+            return
+        }
+        if variable.bindingSpecifier.tokenKind == .keyword(.let) {
+            let specifier = variable.bindingSpecifier
+            self = .invalid(
+                Diagnostic(
+                    node: specifier,
+                    message: ModelDiagnostic.letProperty,
+                    fixIt: FixIt(
+                        message: ModelFixIt.letToVar,
+                        changes: [
+                            .replace(
+                                oldNode: Syntax(specifier),
+                                newNode: Syntax(specifier.with(\.tokenKind, .keyword(.var)))
+                            )
+                        ]
+                    )
+                )
+            )
+            return
+        }
+        if let lazy = variable.modifier(.lazy) {
+            self = .invalid(Diagnostic(node: lazy, message: ModelDiagnostic.lazyProperty))
+            return
+        }
+        if let reference = variable.modifier(.weak) ?? variable.modifier(.unowned) {
+            self = .invalid(Diagnostic(node: reference, message: ModelDiagnostic.weakProperty))
+            return
+        }
+        let bindings = Array(variable.bindings)
+        if bindings.count > 1 {
+            self = .invalid(Diagnostic(node: bindings[1], message: ModelDiagnostic.multipleBindings))
+            return
+        }
+        guard let binding = bindings.first else {
+            self = .untouched
+            return
+        }
+        if binding.pattern.is(TuplePatternSyntax.self) {
+            self = .invalid(Diagnostic(node: binding.pattern, message: ModelDiagnostic.multipleBindings))
+            return
+        }
+        guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier else {
+            self = .untouched
+            return
+        }
+        if let observer = binding.accessorBlock?.firstObserver {
+            self = .invalid(Diagnostic(node: observer, message: ModelDiagnostic.propertyObservers))
+            return
+        }
+        self = .tracked(
+            TrackedProperty(
+                identifier: identifier.trimmed.text,
+                name: identifier.identifier?.name ?? identifier.trimmed.text,
+                isTransient: variable.hasAttribute(named: "Transient"),
+                isAlreadyTracked: variable.hasAttribute(named: "_ModelTracked")
+            )
+        )
+    }
+}
+
+/// The outcome of examining every member of a `@Model` class.
+struct ModelAnalysis {
+    /// The tracked properties in declaration order; a property's position is its index.
+    var tracked: [TrackedProperty] = []
+    /// One diagnostic per member that cannot be tracked.
+    var diagnostics: [Diagnostic] = []
+
+    /// Examines the direct members of `declaration`.
+    init(_ declaration: some DeclGroupSyntax) {
+        for item in declaration.memberBlock.members {
+            switch ModelMember(item.decl) {
+            case .untouched: break
+            case .tracked(let property): tracked.append(property)
+            case .invalid(let diagnostic): diagnostics.append(diagnostic)
+            }
+        }
+    }
+
+    /// The index of the tracked property spelled `identifier`, if it is tracked.
+    func index(of identifier: String) -> Int? {
+        tracked.firstIndex { $0.identifier == identifier }
+    }
+}
+
+extension DeclGroupSyntax {
+    /// The declaration as a class that `@Model` can expand, or `nil` if it is not a final class.
+    var modelClass: ClassDeclSyntax? {
+        guard let classDecl = self.as(ClassDeclSyntax.self),
+            classDecl.modifiers.contains(where: { $0.name.tokenKind == .keyword(.final) })
+        else { return nil }
+        return classDecl
+    }
+}
+
+extension ClassDeclSyntax {
+    /// The access level that members satisfying a requirement of the public protocol
+    /// `Tether.Model` need: `public` for a public or open class, `package` for a package
+    /// class, `nil` (internal) otherwise.
+    var witnessAccess: Keyword? {
+        for modifier in modifiers {
+            switch modifier.name.tokenKind {
+            case .keyword(.public), .keyword(.open): return .public
+            case .keyword(.package): return .package
+            default: continue
+            }
+        }
+        return nil
+    }
+}
+
+extension VariableDeclSyntax {
+    /// The modifier spelled `keyword`, if present.
+    func modifier(_ keyword: Keyword) -> DeclModifierSyntax? {
+        modifiers.first { $0.name.tokenKind == .keyword(keyword) }
+    }
+
+    /// Whether the modifier spelled `keyword` is present.
+    func hasModifier(_ keyword: Keyword) -> Bool {
+        modifier(keyword) != nil
+    }
+
+    /// Whether an attribute named `name` (or `Tether.name`) is attached.
+    func hasAttribute(named name: String) -> Bool {
+        attributes.contains { element in
+            guard case .attribute(let attribute) = element else { return false }
+            let type = attribute.attributeName
+            if let identifier = type.as(IdentifierTypeSyntax.self) {
+                return identifier.name.text == name
+            }
+            if let member = type.as(MemberTypeSyntax.self),
+                member.baseType.as(IdentifierTypeSyntax.self)?.name.text == "Tether"
+            {
+                return member.name.text == name
+            }
+            return false
+        }
+    }
+
+    /// Whether the declaration is a computed property (its accessors are not only observers).
+    var isComputed: Bool {
+        bindings.contains { $0.accessorBlock?.isComputed ?? false }
+    }
+}
+
+extension PatternBindingSyntax {
+    /// The bound identifier as written, if the pattern is a plain identifier.
+    var identifier: String? {
+        pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmed.text
+    }
+}
+
+extension AccessorBlockSyntax {
+    /// Whether the block makes the property computed: a bare getter, or any accessor other
+    /// than `willSet`/`didSet`.
+    var isComputed: Bool {
+        switch accessors {
+        case .getter:
+            return true
+        case .accessors(let list):
+            return list.contains { !$0.isObserver }
+        }
+    }
+
+    /// The first `willSet` or `didSet` accessor, if any.
+    var firstObserver: AccessorDeclSyntax? {
+        guard case .accessors(let list) = accessors else { return nil }
+        return list.first { $0.isObserver }
+    }
+}
+
+extension AccessorDeclSyntax {
+    /// Whether this is a `willSet` or `didSet` observer.
+    var isObserver: Bool {
+        switch accessorSpecifier.tokenKind {
+        case .keyword(.willSet), .keyword(.didSet): true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Dispatch
+
+/// Runs work on the main queue, `DispatchQueue.main` (RAC's `mainThreadScheduler`).
+///
+/// Work is always queued, even when scheduled from the main queue itself, so it never runs
+/// re-entrantly inside the caller.
+///
+/// On Linux the main queue runs only while the main thread serves it: the program must call
+/// `dispatchMain()`, or run Foundation's `RunLoop.main`, or have an `async` `main` (the runtime
+/// then serves the main queue, which is also the main actor's executor). While the main thread
+/// is busy or blocked, work scheduled here waits; a command-line tool that never serves the
+/// main queue should use a `QueueScheduler` instead. `swift test` serves it.
+///
+/// ```swift
+/// model.results
+///     .deliver(on: MainScheduler.shared)   // or `.deliver(on: .main)`
+///     .subscribe(next: { label.text = $0 })
+/// ```
+public struct MainScheduler: Scheduler {
+    /// The main scheduler.
+    public static let shared = MainScheduler()
+
+    private let base = QueueScheduler(queue: .main)
+
+    private init() {}
+
+    /// Whether the caller is running on the main queue (on the main thread outside any queue,
+    /// as at the top level of `main.swift`, this is true as well).
+    ///
+    /// ```swift
+    /// if MainScheduler.isOnMainQueue { updateNow() } else { MainScheduler.shared.schedule(updateNow) }
+    /// ```
+    public static var isOnMainQueue: Bool {
+        DispatchQueue.getSpecific(key: _mainQueueKey) == true
+    }
+
+    /// Time since a process-wide origin, from `ContinuousClock` (as `QueueScheduler.now`).
+    public var now: Duration { base.now }
+
+    /// Queues `action` on the main queue (always asynchronously, even from the main queue).
+    @discardableResult
+    public func schedule(_ action: @escaping @Sendable () -> Void) -> any Disposable {
+        base.schedule(action)
+    }
+
+    /// Runs `action` on the main queue once `delay` has passed.
+    @discardableResult
+    public func schedule(after delay: Duration, _ action: @escaping @Sendable () -> Void) -> any Disposable {
+        base.schedule(after: delay, action)
+    }
+
+    /// Runs `action` on the main queue after `delay`, then every `interval`, until disposed.
+    @discardableResult
+    public func schedule(
+        after delay: Duration,
+        repeating interval: Duration,
+        _ action: @escaping @Sendable () -> Void
+    ) -> any Disposable {
+        base.schedule(after: delay, repeating: interval, action)
+    }
+}
+
+/// Marks the main queue, so that `MainScheduler.isOnMainQueue` can recognise it. Created (and
+/// set on the main queue) the first time it is read; global initialisation is thread-safe.
+private let _mainQueueKey: DispatchSpecificKey<Bool> = {
+    let key = DispatchSpecificKey<Bool>()
+    DispatchQueue.main.setSpecific(key: key, value: true)
+    return key
+}()

@@ -1,0 +1,459 @@
+import SwiftSyntaxMacrosTestSupport
+import XCTest
+
+/// Expansions of `@Model` itself: the member, memberAttribute and extension roles. The
+/// `@Tether._ModelTracked` attributes it adds are module-qualified, which the test expander
+/// does not resolve, so they stay unexpanded here; `ModelTrackedMacroTests` expands them.
+final class ModelMacroTests: XCTestCase {
+    /// The integrator's example, in full. `Tether` declares the extension role with
+    /// `conformances: Model` only (Model refines Observable), so the compiler requests just
+    /// `Model`, and user files need not import Observation.
+    func testInvoice() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Invoice {
+                var customer = ""
+                var quantity: Int = 1
+                var discount: Double? = nil
+                @Transient var draftNote = ""
+                @ModelIgnored var cache: [String: Int] = [:]
+                static var shared = 0                      // static: untouched
+                var total: Double { Double(quantity) }     // computed: untouched
+            }
+            """,
+            expandedSource: #"""
+            final class Invoice {
+                @Tether._ModelTracked(index: 0)
+                var customer = ""
+                @Tether._ModelTracked(index: 1)
+                var quantity: Int = 1
+                @Tether._ModelTracked(index: 2)
+                var discount: Double? = nil
+                @Tether._ModelTracked(index: 3) var draftNote = ""
+                var cache: [String: Int] = [:]
+                static var shared = 0                      // static: untouched
+                var total: Double { Double(quantity) }     // computed: untouched
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 4)
+
+                static let _$schema = Tether.ModelSchema<Invoice>(name: "Invoice", properties: [
+                    Tether.ModelProperty(name: "customer", index: 0, keyPath: \Invoice.customer, transient: false),
+                    Tether.ModelProperty(name: "quantity", index: 1, keyPath: \Invoice.quantity, transient: false),
+                    Tether.ModelProperty(name: "discount", index: 2, keyPath: \Invoice.discount, transient: false),
+                    Tether.ModelProperty(name: "draftNote", index: 3, keyPath: \Invoice.draftNote, transient: true),
+                ])
+            }
+
+            extension Invoice: Tether.Model {
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+
+    /// Properties with a type and no initial value, set in an explicit `init`: tracked like
+    /// any other (their `init` accessor lets the initializer assign them).
+    func testExplicitInit() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Person {
+                var name: String
+                var age: Int
+
+                init(name: String, age: Int) {
+                    self.name = name
+                    self.age = age
+                }
+            }
+            """,
+            expandedSource: #"""
+            final class Person {
+                @Tether._ModelTracked(index: 0)
+                var name: String
+                @Tether._ModelTracked(index: 1)
+                var age: Int
+
+                init(name: String, age: Int) {
+                    self.name = name
+                    self.age = age
+                }
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 2)
+
+                static let _$schema = Tether.ModelSchema<Person>(name: "Person", properties: [
+                    Tether.ModelProperty(name: "name", index: 0, keyPath: \Person.name, transient: false),
+                    Tether.ModelProperty(name: "age", index: 1, keyPath: \Person.age, transient: false),
+                ])
+            }
+
+            extension Person: Tether.Model {
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+
+    /// Optional properties, with and without an initial value, and a property whose type is
+    /// generic.
+    func testOptionalAndGenericTypedProperties() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Tagged {
+                var note: String?
+                var discount: Double? = nil
+                var tags: Set<String> = []
+                var scores: [String: [Int]] = [:]
+            }
+            """,
+            expandedSource: #"""
+            final class Tagged {
+                @Tether._ModelTracked(index: 0)
+                var note: String?
+                @Tether._ModelTracked(index: 1)
+                var discount: Double? = nil
+                @Tether._ModelTracked(index: 2)
+                var tags: Set<String> = []
+                @Tether._ModelTracked(index: 3)
+                var scores: [String: [Int]] = [:]
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 4)
+
+                static let _$schema = Tether.ModelSchema<Tagged>(name: "Tagged", properties: [
+                    Tether.ModelProperty(name: "note", index: 0, keyPath: \Tagged.note, transient: false),
+                    Tether.ModelProperty(name: "discount", index: 1, keyPath: \Tagged.discount, transient: false),
+                    Tether.ModelProperty(name: "tags", index: 2, keyPath: \Tagged.tags, transient: false),
+                    Tether.ModelProperty(name: "scores", index: 3, keyPath: \Tagged.scores, transient: false),
+                ])
+            }
+
+            extension Tagged: Tether.Model {
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+
+    /// A public class: `_$registrar` and `_$schema` are public so the conformance to the
+    /// public protocol compiles; the tracked properties keep their own access.
+    func testPublicClass() {
+        assertMacroExpansion(
+            """
+            @Model
+            public final class Account {
+                public var owner = ""
+                private var secret = 0
+            }
+            """,
+            expandedSource: #"""
+            public final class Account {
+                @Tether._ModelTracked(index: 0)
+                public var owner = ""
+                @Tether._ModelTracked(index: 1)
+                private var secret = 0
+
+                @Tether.ModelIgnored public let _$registrar = Tether.ModelRegistrar(propertyCount: 2)
+
+                public static let _$schema = Tether.ModelSchema<Account>(name: "Account", properties: [
+                    Tether.ModelProperty(name: "owner", index: 0, keyPath: \Account.owner, transient: false),
+                    Tether.ModelProperty(name: "secret", index: 1, keyPath: \Account.secret, transient: false),
+                ])
+            }
+
+            extension Account: Tether.Model {
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+
+    /// A package class gets `package` members; internal and private classes get none.
+    func testPackageAndInternalClasses() {
+        assertMacroExpansion(
+            """
+            @Model
+            package final class Shared {
+                var value = 0
+            }
+            @Model
+            private final class Hidden {
+                var value = 0
+            }
+            """,
+            expandedSource: #"""
+            package final class Shared {
+                @Tether._ModelTracked(index: 0)
+                var value = 0
+
+                @Tether.ModelIgnored package let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
+
+                package static let _$schema = Tether.ModelSchema<Shared>(name: "Shared", properties: [
+                    Tether.ModelProperty(name: "value", index: 0, keyPath: \Shared.value, transient: false),
+                ])
+            }
+            private final class Hidden {
+                @Tether._ModelTracked(index: 0)
+                var value = 0
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
+
+                static let _$schema = Tether.ModelSchema<Hidden>(name: "Hidden", properties: [
+                    Tether.ModelProperty(name: "value", index: 0, keyPath: \Hidden.value, transient: false),
+                ])
+            }
+
+            extension Shared: Tether.Model {
+            }
+
+            extension Hidden: Tether.Model {
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+
+    /// A class nested in another type: the schema and key paths use the name as written,
+    /// which resolves inside the class; the extension uses the qualified type the compiler
+    /// passes.
+    func testNestedClass() {
+        assertMacroExpansion(
+            """
+            enum Store {
+                @Model
+                final class Item {
+                    var title = ""
+                }
+            }
+            """,
+            expandedSource: #"""
+            enum Store {
+                final class Item {
+                    @Tether._ModelTracked(index: 0)
+                    var title = ""
+
+                    @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
+
+                    static let _$schema = Tether.ModelSchema<Item>(name: "Item", properties: [
+                        Tether.ModelProperty(name: "title", index: 0, keyPath: \Item.title, transient: false),
+                    ])
+                }
+            }
+
+            extension Store.Item: Tether.Model {
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+
+    /// A generic class cannot have a static stored property: its schema is computed.
+    func testGenericClass() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Box<Value> {
+                var value: Value
+
+                init(_ value: Value) {
+                    self.value = value
+                }
+            }
+            """,
+            expandedSource: #"""
+            final class Box<Value> {
+                @Tether._ModelTracked(index: 0)
+                var value: Value
+
+                init(_ value: Value) {
+                    self.value = value
+                }
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
+
+                static var _$schema: Tether.ModelSchema<Box> {
+                    Tether.ModelSchema<Box>(name: "Box", properties: [
+                        Tether.ModelProperty(name: "value", index: 0, keyPath: \Box.value, transient: false),
+                    ])
+                }
+            }
+
+            extension Box: Tether.Model {
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+
+    /// No stored properties: an empty schema.
+    func testNoTrackedProperties() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Empty {
+                @ModelIgnored let id = 1
+                var computed: Int { 1 }
+                func method() {}
+            }
+            """,
+            expandedSource: """
+            final class Empty {
+                let id = 1
+                var computed: Int { 1 }
+                func method() {}
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 0)
+
+                static let _$schema = Tether.ModelSchema<Empty>(name: "Empty", properties: [])
+            }
+
+            extension Empty: Tether.Model {
+            }
+            """,
+            macroSpecs: modelMacros()
+        )
+    }
+
+    /// When the compiler requests no conformance (the type already conforms), there is no
+    /// extension.
+    func testAlreadyConforming() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Counter: Tether.Model {
+                var count = 0
+            }
+            """,
+            expandedSource: #"""
+            final class Counter: Tether.Model {
+                @Tether._ModelTracked(index: 0)
+                var count = 0
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
+
+                static let _$schema = Tether.ModelSchema<Counter>(name: "Counter", properties: [
+                    Tether.ModelProperty(name: "count", index: 0, keyPath: \Counter.count, transient: false),
+                ])
+            }
+            """#,
+            macroSpecs: modelMacros(conformances: [])
+        )
+    }
+
+    /// Only `Model` requested (the class already declares `Observable`, or the macro is
+    /// declared with `conformances: Model` alone): only `Tether.Model` is added.
+    func testOnlyModelRequested() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Counter: Observable {
+            }
+            """,
+            expandedSource: """
+            final class Counter: Observable {
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 0)
+
+                static let _$schema = Tether.ModelSchema<Counter>(name: "Counter", properties: [])
+            }
+
+            extension Counter: Tether.Model {
+            }
+            """,
+            macroSpecs: modelMacros(conformances: ["Model"])
+        )
+    }
+
+    /// Only `Observable` requested: only it is added, fully qualified.
+    func testOnlyObservableRequested() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Counter {
+            }
+            """,
+            expandedSource: """
+            final class Counter {
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 0)
+
+                static let _$schema = Tether.ModelSchema<Counter>(name: "Counter", properties: [])
+            }
+
+            extension Counter: Observation.Observable {
+            }
+            """,
+            macroSpecs: modelMacros(conformances: ["Observable"])
+        )
+    }
+
+    /// A property whose name needs backticks keeps them in key paths, not in the schema name.
+    func testBacktickedName() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Settings {
+                var `default` = false
+            }
+            """,
+            expandedSource: #"""
+            final class Settings {
+                @Tether._ModelTracked(index: 0)
+                var `default` = false
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
+
+                static let _$schema = Tether.ModelSchema<Settings>(name: "Settings", properties: [
+                    Tether.ModelProperty(name: "default", index: 0, keyPath: \Settings.`default`, transient: false),
+                ])
+            }
+
+            extension Settings: Tether.Model {
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+
+    /// Attributes spelled with the module name are recognized; a property that is already
+    /// `@_ModelTracked` is counted but not marked again; members `@Model` generated itself
+    /// (the `_$` names, the `@Tether.ModelIgnored` storage) are left alone.
+    func testQualifiedAndExistingAttributes() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Mixed {
+                @Tether.ModelIgnored var ignored = 0
+                @Tether.Transient var draft = ""
+                @Tether._ModelTracked(index: 1) var kept = 0
+                @Tether.ModelIgnored private var _kept = 0
+                var last = 0
+            }
+            """,
+            expandedSource: #"""
+            final class Mixed {
+                @Tether.ModelIgnored var ignored = 0
+                @Tether.Transient
+                @Tether._ModelTracked(index: 0) var draft = ""
+                @Tether._ModelTracked(index: 1) var kept = 0
+                @Tether.ModelIgnored private var _kept = 0
+                @Tether._ModelTracked(index: 2)
+                var last = 0
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 3)
+
+                static let _$schema = Tether.ModelSchema<Mixed>(name: "Mixed", properties: [
+                    Tether.ModelProperty(name: "draft", index: 0, keyPath: \Mixed.draft, transient: true),
+                    Tether.ModelProperty(name: "kept", index: 1, keyPath: \Mixed.kept, transient: false),
+                    Tether.ModelProperty(name: "last", index: 2, keyPath: \Mixed.last, transient: false),
+                ])
+            }
+
+            extension Mixed: Tether.Model {
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+}
