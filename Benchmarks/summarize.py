@@ -72,6 +72,8 @@ def parse(path):
 def fmt(value, digits=1):
     if value is None:
         return "—"
+    if 0 < value < 0.1:
+        return f"{value:.2g}"
     if value >= 100:
         return f"{value:,.0f}"
     return f"{value:.{digits}f}"

@@ -1,7 +1,6 @@
-// The Tether versions of W1, W3 and W4, which use operators written on other branches
-// (`scan`, `Signal.combineLatest(_:_:_:reduce:)`, `flatMap(.merge)`). Compiled once those
-// operators are on the branch (remove the #if when they land).
-#if TETHER_OPERATORS_LANDED
+// The Tether versions of W1, W3 and W4 (they use `scan`, `Signal.combineLatest(_:_:_:reduce:)`
+// and `flatMap(.merge)`). Named and measured exactly like the OpenCombine and hand-written
+// versions in W1.swift, W3.swift and W4.swift.
 import Benchmark
 import TetherSignals
 
@@ -54,6 +53,3 @@ func registerTetherOperatorBenchmarks() {
         subscription.dispose()
     }
 }
-#else
-func registerTetherOperatorBenchmarks() {}
-#endif
