@@ -4,23 +4,27 @@
 // `@inline(never)` function and stored in a class, so the optimizer sees the same opaque
 // closures a real program would, and cannot fold the work away.
 
-/// A hot source written by hand: a list of callbacks, each called for every value.
-final class Callbacks<T> {
-    private var observers: [(token: Int, callback: (T) -> Void)] = []
+/// A hot source of Ints written by hand: a list of callbacks, each called for every value.
+///
+/// Concrete, not generic: a closure stored in a generic container (`[(T) -> Void]`) is kept
+/// behind a reabstraction thunk, which costs an allocation per stored closure and an extra call
+/// per value. Hand-written code is usually concrete, so the baseline does not pay for that.
+final class Callbacks {
+    private var observers: [(token: Int, callback: (Int) -> Void)] = []
     private var nextToken = 0
 
     init() {}
 
     /// Adds a callback; returns the token that removes it.
     @inline(never)
-    func add(_ callback: @escaping (T) -> Void) -> Int {
+    func add(_ callback: @escaping (Int) -> Void) -> Int {
         let token = nextToken
         nextToken += 1
         observers.append((token, callback))
         return token
     }
 
-    /// Removes a callback (binary search: tokens are increasing, so removal stays O(log n) to find).
+    /// Removes a callback (tokens are increasing: binary search).
     @inline(never)
     func remove(_ token: Int) {
         var low = 0
@@ -32,16 +36,39 @@ final class Callbacks<T> {
         if low < observers.count, observers[low].token == token { observers.remove(at: low) }
     }
 
-    func send(_ value: T) {
+    func send(_ value: Int) {
         for observer in observers { observer.callback(value) }
     }
+}
 
-    var count: Int { observers.count }
+/// A hot source of hand-written sources (for W4), concrete for the same reason.
+final class SourceCallbacks {
+    private var observers: [(token: Int, callback: (Callbacks) -> Void)] = []
+    private var nextToken = 0
+
+    init() {}
+
+    @inline(never)
+    func add(_ callback: @escaping (Callbacks) -> Void) -> Int {
+        let token = nextToken
+        nextToken += 1
+        observers.append((token, callback))
+        return token
+    }
+
+    @inline(never)
+    func remove(_ token: Int) {
+        observers.removeAll { $0.token == token }
+    }
+
+    func send(_ value: Callbacks) {
+        for observer in observers { observer.callback(value) }
+    }
 }
 
 /// W1 by hand: map(x*2) -> filter -> scan(+) -> sink, one closure per stage.
 @inline(never)
-func handW1(source: Callbacks<Int>, sink: @escaping (Int) -> Void) -> Int {
+func handW1(source: Callbacks, sink: @escaping (Int) -> Void) -> Int {
     var total = 0
     let scan: (Int) -> Void = { value in
         total += value
@@ -78,7 +105,7 @@ func handJust(_ value: Int) -> HandProducer {
 /// W3 by hand: the latest value of three sources, summed once all three have one.
 @inline(never)
 func handCombineLatest3(
-    _ a: Callbacks<Int>, _ b: Callbacks<Int>, _ c: Callbacks<Int>, sink: @escaping (Int) -> Void
+    _ a: Callbacks, _ b: Callbacks, _ c: Callbacks, sink: @escaping (Int) -> Void
 ) -> [Int] {
     var latestA: Int?
     var latestB: Int?
@@ -96,8 +123,8 @@ func handCombineLatest3(
 /// W4 by hand: for each inner source that arrives, forward its values to the sink (and keep
 /// the token, so the inner subscription could be cancelled).
 @inline(never)
-func handMerge(outer: Callbacks<Callbacks<Int>>, sink: @escaping (Int) -> Void) -> () -> Void {
-    var inners: [(source: Callbacks<Int>, token: Int)] = []
+func handMerge(outer: SourceCallbacks, sink: @escaping (Int) -> Void) -> () -> Void {
+    var inners: [(source: Callbacks, token: Int)] = []
     let token = outer.add { inner in
         inners.append((inner, inner.add(sink)))
     }
@@ -110,7 +137,7 @@ func handMerge(outer: Callbacks<Callbacks<Int>>, sink: @escaping (Int) -> Void) 
 
 /// W6/W7 by hand: map -> sink on a hand-written source.
 @inline(never)
-func handMapSubscribe(_ source: Callbacks<Int>, sink: @escaping (Int) -> Void) -> Int {
+func handMapSubscribe(_ source: Callbacks, sink: @escaping (Int) -> Void) -> Int {
     let map: (Int) -> Void = { sink($0 * 2) }
     return source.add(map)
 }

@@ -19,7 +19,7 @@ func registerW1() {
     }
 
     Benchmark("W1 map-filter-scan per event — Hand", configuration: .init(scalingFactor: .kilo)) { benchmark in
-        let source = Callbacks<Int>()
+        let source = Callbacks()
         let token = handW1(source: source, sink: { blackHole($0) })
         benchmark.startMeasurement()
         for i in benchmark.scaledIterations { source.send(i) }

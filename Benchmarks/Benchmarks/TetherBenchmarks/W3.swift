@@ -58,9 +58,9 @@ func registerW3() {
     }
 
     Benchmark("W3 combineLatest3 per update — Hand", configuration: .init(scalingFactor: .kilo)) { benchmark in
-        let a = Callbacks<Int>()
-        let b = Callbacks<Int>()
-        let c = Callbacks<Int>()
+        let a = Callbacks()
+        let b = Callbacks()
+        let c = Callbacks()
         let tokens = handCombineLatest3(a, b, c, sink: { blackHole($0) })
         a.send(0); b.send(0); c.send(0)
         benchmark.startMeasurement()

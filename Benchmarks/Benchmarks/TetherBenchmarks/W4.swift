@@ -28,8 +28,8 @@ func registerW4() {
     }
 
     Benchmark("W4 flatMap(merge) per inner value — Hand", configuration: config) { benchmark in
-        let outer = Callbacks<Callbacks<Int>>()
-        let inners = (0..<w4Inners).map { _ in Callbacks<Int>() }
+        let outer = SourceCallbacks()
+        let inners = (0..<w4Inners).map { _ in Callbacks() }
         let cancel = handMerge(outer: outer, sink: { blackHole($0) })
         benchmark.startMeasurement()
         for inner in inners { outer.send(inner) }

@@ -57,7 +57,7 @@ func registerW7() {
             combine.alive = []
         })
 
-        let hand = W7State<Callbacks<Int>, Int>(Callbacks())
+        let hand = W7State<Callbacks, Int>(Callbacks())
         Benchmark("W7 subscribe+dispose, \(label) — Hand", configuration: config, closure: { benchmark in
             let source = hand.source
             benchmark.startMeasurement()

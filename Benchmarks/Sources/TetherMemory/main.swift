@@ -66,29 +66,29 @@ func openCombineW6(_ count: Int) -> Int {
 
 /// Hand-written: the same `Callbacks` source and map closure as the package-benchmark target's
 /// HandWritten.swift (duplicated: the two targets share no module).
-final class Callbacks<T> {
-    private var observers: [(token: Int, callback: (T) -> Void)] = []
+final class Callbacks {
+    private var observers: [(token: Int, callback: (Int) -> Void)] = []
     private var nextToken = 0
     @inline(never)
-    func add(_ callback: @escaping (T) -> Void) -> Int {
+    func add(_ callback: @escaping (Int) -> Void) -> Int {
         let token = nextToken
         nextToken += 1
         observers.append((token, callback))
         return token
     }
-    func send(_ value: T) { for observer in observers { observer.callback(value) } }
+    func send(_ value: Int) { for observer in observers { observer.callback(value) } }
     func removeAll() { observers.removeAll() }
 }
 
 @inline(never)
-func handMapSubscribe(_ source: Callbacks<Int>, sink: @escaping (Int) -> Void) -> Int {
+func handMapSubscribe(_ source: Callbacks, sink: @escaping (Int) -> Void) -> Int {
     let map: (Int) -> Void = { sink($0 * 2) }
     return source.add(map)
 }
 
 @inline(never)
 func handW6(_ count: Int) -> Int {
-    let source = Callbacks<Int>()
+    let source = Callbacks()
     var tokens: [Int] = []
     let bytes = measure(count, into: &tokens) {
         handMapSubscribe(source, sink: { sink($0) })
