@@ -66,6 +66,12 @@ final class SourceCallbacks {
     }
 }
 
+/// Subscribes `sink` directly (W1's reference row).
+@inline(never)
+func handSubscribe(_ source: Callbacks, sink: @escaping (Int) -> Void) -> Int {
+    source.add(sink)
+}
+
 /// W1 by hand: map(x*2) -> filter -> scan(+) -> sink, one closure per stage.
 @inline(never)
 func handW1(source: Callbacks, sink: @escaping (Int) -> Void) -> Int {
