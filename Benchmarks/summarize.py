@@ -11,7 +11,7 @@ import re
 import sys
 
 # Inner iterations per sample (the benchmark's scalingFactor), by workload.
-SCALE = {"W1": 1_000, "W2": 1_000, "W3": 1_000, "W4": 1_000_000, "W7": 1_000}
+SCALE = {"C0": 1_000, "W1": 1_000, "W2": 1_000, "W3": 1_000, "W4": 1_000_000, "W7": 1_000}
 UNIT_NS = {"ns": 1.0, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 LIBRARIES = ["Tether", "OpenCombine", "Hand"]
 
@@ -120,6 +120,11 @@ def main():
         w6 = open(sys.argv[2], encoding="utf-8").read().strip()
         sections.insert(4, "### W6: memory per live subscription\n\n" + w6 + "\n")
     print("\n".join(sections))
+    lock = results.get("C0 Mutex.withLock round trip", {}).get("p50")
+    atomic = results.get("C0 Atomic add", {}).get("p50")
+    if lock is not None and atomic is not None:
+        print(f"Calibration on this machine (median): an uncontended Mutex.withLock round trip "
+              f"{fmt(lock)} ns, an atomic add {fmt(atomic)} ns.")
     missing = [f"{base} — {lib}" for _, _, _, rows, _ in WORKLOADS for _, base in rows for lib in LIBRARIES
                if f"{base} — {lib}" not in results and not (base.startswith("W2 created") and lib != "Tether")]
     if missing:

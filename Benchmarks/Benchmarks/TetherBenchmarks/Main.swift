@@ -21,4 +21,5 @@ let benchmarks: @Sendable () -> Void = {
     registerW4()
     registerW7()
     registerTetherOperatorBenchmarks()
+    registerCalibration()
 }
