@@ -10,6 +10,10 @@ let package = Package(
         .library(name: "TetherSignals", targets: ["TetherSignals"]),
         // Observable models, bindings and channels; re-exports TetherSignals.
         .library(name: "Tether", targets: ["Tether"]),
+        // SQLite persistence for models (libsqlite3, Debian's libsqlite3-dev).
+        .library(name: "TetherSQLite", targets: ["TetherSQLite"]),
+        // A terminal front-end: raw-mode I/O, pure rendering, widgets bound to channels.
+        .library(name: "TetherTerminal", targets: ["TetherTerminal"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
@@ -26,6 +30,13 @@ let package = Package(
             ]
         ),
         .target(name: "Tether", dependencies: ["TetherSignals", "TetherMacros"]),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "TetherSQLite", dependencies: ["Tether", "CSQLite"]),
+        .target(name: "TetherTerminal", dependencies: ["Tether"]),
         .executableTarget(name: "calculator", dependencies: ["Tether"], path: "Samples/Calculator"),
         .testTarget(name: "TetherSignalsTests", dependencies: ["TetherSignals"]),
         .testTarget(
@@ -36,6 +47,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TetherTests", dependencies: ["Tether"]),
+        .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite"]),
+        .testTarget(name: "TetherTerminalTests", dependencies: ["TetherTerminal"]),
     ],
     swiftLanguageModes: [.v6]
 )
