@@ -1,0 +1,25 @@
+// Tether's benchmarks, run by package-benchmark: `./run.sh` (or
+// `swift package --disable-sandbox benchmark`) in the Benchmarks folder.
+//
+// Each workload is measured three ways in the same run: Tether, OpenCombine, and hand-written
+// closures (see HandWritten.swift). Names are "W<n> <what> — <Tether|OpenCombine|Hand>";
+// Benchmarks/summarize.py turns the results into the tables of docs/PERFORMANCE.md.
+import Benchmark
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .mallocCountTotal],
+        timeUnits: .nanoseconds,
+        units: [.mallocCountTotal: .count],
+        warmupIterations: 3,
+        maxDuration: .seconds(2),
+        maxIterations: 1_000
+    )
+    registerW1()
+    registerW2()
+    registerW3()
+    registerW4()
+    registerW7()
+    registerTetherOperatorBenchmarks()
+    registerCalibration()
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Turns the output of a benchmark run into the tables of docs/PERFORMANCE.md.
+
+Usage: summarize.py BENCHMARK_MARKDOWN [W6_MARKDOWN]
+
+BENCHMARK_MARKDOWN is what `swift package benchmark --format markdown --path stdout --scale`
+printed (per-sample totals, not scaled: dividing here keeps the digits that the scaled integer
+output rounds away). W6_MARKDOWN is what `TetherMemory` printed; it is copied through.
+"""
+import re
+import sys
+
+# Inner iterations per sample (the benchmark's scalingFactor), by workload.
+SCALE = {"C0": 1_000, "W1": 1_000, "W2": 1_000, "W3": 1_000, "W4": 1_000_000, "W7": 1_000}
+UNIT_NS = {"ns": 1.0, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
+LIBRARIES = ["Tether", "OpenCombine", "Hand"]
+
+# Workload: (title, unit of one operation, rows: (label, benchmark name without " — library")),
+# target text.
+WORKLOADS = [
+    ("W1", "hot subject -> map -> filter -> scan -> subscriber", "ns per event",
+     [("map-filter-scan, per event", "W1 map-filter-scan per event"),
+      ("reference: subject -> subscriber only, per event", "W1 subject only per event")],
+     "Tether <= 2x hand-written (the map-filter-scan rows)"),
+    ("W2", "cold one-value signal: subscribe + dispose", "ns per iteration",
+     [("just", "W2 just subscribe+dispose"), ("created (`Signal { observer in ... }`)", "W2 created subscribe+dispose")],
+     "Tether <= 4x hand-written, <= 3 allocations"),
+    ("W3", "combineLatest of 3 sources -> sum", "ns per update",
+     [("per update", "W3 combineLatest3 per update")], "Tether <= 3x hand-written"),
+    ("W4", "flatMap(.merge), 1,000 inner x 1,000 values", "ns per inner value",
+     [("per inner value", "W4 flatMap(merge) per inner value")], "Tether <= 2x hand-written"),
+    ("W7", "subscribe + dispose (map -> subscriber) with N others alive", "ns per subscribe+dispose",
+     [("0 alive", "W7 subscribe+dispose, 0 alive"), ("100,000 alive", "W7 subscribe+dispose, 100k alive")],
+     "no growth from 0 to 100,000 alive"),
+]
+
+
+def parse_number(text):
+    text = text.strip()
+    return float(text)
+
+
+def parse(path):
+    """name -> {"p50": ns, "p90": ns, "allocs": count per operation}"""
+    results = {}
+    name = None
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if line.startswith("### "):
+            name = line[4:].strip()
+            continue
+        if name is None or not line.startswith("|") or line.startswith("|:") or "Metric" in line:
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        metric, values = cells[0], cells[1:]
+        if len(values) < 8:
+            continue
+        workload = name.split(" ", 1)[0]
+        scale = SCALE.get(workload, 1)
+        entry = results.setdefault(name, {})
+        time = re.match(r"Time \(wall clock\) \((\S+)\)", metric)
+        if time:
+            factor = UNIT_NS[time.group(1)] / scale
+            entry["p50"] = parse_number(values[2]) * factor
+            entry["p90"] = parse_number(values[4]) * factor
+            entry["samples"] = int(parse_number(values[7]))
+        elif metric.startswith("Malloc (total)"):
+            unit = re.search(r"\((K|M|G)\)", metric)
+            factor = {"K": 1e3, "M": 1e6, "G": 1e9}[unit.group(1)] if unit else 1
+            entry["allocs"] = parse_number(values[2]) * factor / scale
+    return results
+
+
+def fmt(value, digits=1):
+    if value is None:
+        return "—"
+    if 0 < value < 0.1:
+        return f"{value:.2g}"
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.{digits}f}"
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return "—"
+    return f"{a / b:.2f}x"
+
+
+def table(results, workload, title, unit, rows, target):
+    out = [f"### {workload}: {title}", "",
+           f"Median (p50) and p90 of the samples, {unit}; allocations per operation (p50).", "",
+           "| | Tether | OpenCombine | Hand-written | Tether / hand | OpenCombine / hand |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for label, base in rows:
+        get = lambda lib, key: results.get(f"{base} — {lib}", {}).get(key)
+        for key, what in (("p50", "median ns"), ("p90", "p90 ns"), ("allocs", "allocations")):
+            t, o, h = (get(lib, key) for lib in LIBRARIES)
+            if t is None and o is None and h is None:
+                continue
+            digits = 2 if key == "allocs" else 1
+            out.append(f"| {label}: {what} | {fmt(t, digits)} | {fmt(o, digits)} | {fmt(h, digits)} "
+                       f"| {ratio(t, h) if key != 'allocs' else '—'} | {ratio(o, h) if key != 'allocs' else '—'} |")
+    if workload == "W7":
+        get = lambda base, lib: results.get(f"{base} — {lib}", {}).get("p50")
+        (_, zero), (_, many) = rows
+        growth = [ratio(get(many, lib), get(zero, lib)) for lib in LIBRARIES]
+        out.append(f"| growth, 100,000 alive / 0 alive (medians) | {growth[0]} | {growth[1]} | {growth[2]} | | |")
+    out += ["", f"Target: {target}.", ""]
+    return "\n".join(out)
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__)
+        sys.exit(2)
+    results = parse(sys.argv[1])
+    sections = [table(results, *w) for w in WORKLOADS]
+    if len(sys.argv) > 2:
+        w6 = open(sys.argv[2], encoding="utf-8").read().strip()
+        sections.insert(4, "### W6: memory per live subscription\n\n" + w6 + "\n")
+    print("\n".join(sections))
+    lock = results.get("C0 Mutex.withLock round trip", {}).get("p50")
+    atomic = results.get("C0 Atomic add", {}).get("p50")
+    if lock is not None and atomic is not None:
+        print(f"Calibration on this machine (median): an uncontended Mutex.withLock round trip "
+              f"{fmt(lock)} ns, an atomic add {fmt(atomic)} ns.")
+    missing = [f"{base} — {lib}" for _, _, _, rows, _ in WORKLOADS for _, base in rows for lib in LIBRARIES
+               if f"{base} — {lib}" not in results and not (base.startswith("W2 created") and lib != "Tether")]
+    if missing:
+        print("Not measured in this run: " + "; ".join(missing))
+
+
+if __name__ == "__main__":
+    main()
