@@ -156,9 +156,9 @@ public final class Connection {
         sqlite3_busy_timeout(handle, Int32(milliseconds))
         // The first statement reads the file's header: a file that is not a database fails here.
         if let journalMode = options.journalMode, !options.readOnly, !isReadOnly {
-            _ = try rows("PRAGMA journal_mode = \(journalMode.rawValue)")
+            _ = try prepare("PRAGMA journal_mode = \(journalMode.rawValue)").rows()
         } else {
-            _ = try rows("PRAGMA schema_version")
+            _ = try prepare("PRAGMA schema_version").rows()
         }
         try execute("PRAGMA synchronous = \(options.synchronous.rawValue)")
         try execute("PRAGMA foreign_keys = \(options.foreignKeys ? "ON" : "OFF")")
@@ -167,6 +167,9 @@ public final class Connection {
     deinit {
         if tracer != nil { sqlite3_trace_v2(handle, 0, nil, nil) }
         statementCache.removeAll()
+        // A statement that outlives the connection keeps the handle open (sqlite3_close_v2
+        // waits for it): roll back now so that an unfinished transaction's locks are released.
+        if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
         sqlite3_close_v2(handle)
     }
 
@@ -183,7 +186,7 @@ public final class Connection {
     /// ```
     public func execute(_ sql: String) throws(SQLiteError) {
         let failure: SQLiteError? = sql.withCString { start in
-            var cursor = start
+            var cursor = Self.skippingWhitespace(start)
             while cursor.pointee != 0 {
                 var statement: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
@@ -202,7 +205,7 @@ public final class Connection {
                     }
                 }
                 guard let tail, tail != cursor else { break }
-                cursor = tail
+                cursor = Self.skippingWhitespace(tail)
             }
             return nil
         }
@@ -487,6 +490,13 @@ public final class Connection {
                 return false
             }
         }
+    }
+
+    /// The first character of `text` that is not whitespace.
+    static func skippingWhitespace(_ text: UnsafePointer<CChar>) -> UnsafePointer<CChar> {
+        var cursor = text
+        while [0x20, 0x09, 0x0A, 0x0D, 0x0C].contains(cursor.pointee) { cursor += 1 }
+        return cursor
     }
 
     /// `sql` without surrounding whitespace.

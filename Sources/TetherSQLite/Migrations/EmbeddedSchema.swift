@@ -1,0 +1,3 @@
+extension Migrator {
+    static let embeddedSchema: [(name: String, sql: String)] = []
+}
