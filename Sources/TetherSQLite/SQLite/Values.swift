@@ -50,7 +50,7 @@ public enum SQLiteValue: Sendable, Hashable {
             if value.isNaN { return "NULL" }
             if value.isInfinite { return value < 0 ? "-9e999" : "9e999" }
             if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
-                return value == 0 && value.sign == .minus ? "0" : String(Int64(value))
+                return String(Int64(value))
             }
             return "\(value)"
         case .text(let value):
