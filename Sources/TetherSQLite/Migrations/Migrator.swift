@@ -1,0 +1,197 @@
+import Foundation
+
+/// Applies numbered SQL migrations in order, once each, and refuses a migration that was
+/// edited after it was applied.
+///
+/// Tether's own schema is the folder `schema/` at the root of the package: `001_…sql`,
+/// `002_…sql`... ``builtIn()`` returns a migrator for those files. They are compiled into the
+/// module (`EmbeddedSchema.swift`, generated from `schema/`; a test fails if the two differ and
+/// says how to regenerate), so a program finds them wherever it is installed, without resource
+/// bundles.
+///
+/// ```swift
+/// let connection = try Connection(path: "invoices.sqlite")
+/// let applied = try Migrator.builtIn().migrate(connection)
+/// applied.map(\.name)   // ["001_tether_metadata.sql", "002_invoice.sql"] the first time, [] after
+/// ```
+///
+/// How it works:
+/// - Each migration runs as a script inside its own `BEGIN IMMEDIATE` transaction, and is
+///   recorded in the same transaction in the table `tether_migrations` (name, SHA-256 checksum
+///   of its SQL, time applied). A migration that fails is rolled back entirely and nothing
+///   after it runs. Its SQL must not contain BEGIN/COMMIT, nor statements that cannot run
+///   inside a transaction (VACUUM; `PRAGMA foreign_keys` is ignored there).
+/// - The first migration (`001_tether_metadata.sql`) creates `tether_migrations`: the
+///   bookkeeping table is part of the schema, not hidden in code. Until it exists, no
+///   migration counts as applied.
+/// - Before running anything, the records are checked against the list: an applied migration
+///   whose checksum changed, an applied migration the list lacks, or a new migration numbered
+///   below an applied one is refused with a ``MigrationError`` that says what to do.
+/// - Two processes may migrate the same file at once: each migration's transaction re-reads
+///   the records after taking the write lock and skips what the other process applied.
+public struct Migrator: Sendable {
+    /// The table recording applied migrations.
+    public static let tableName = "tether_migrations"
+
+    /// The migrations, sorted by number.
+    public let migrations: [Migration]
+
+    /// A migrator for `migrations`, which must be numbered 1, 2, 3... without gaps or
+    /// duplicates (in any order).
+    ///
+    /// ```swift
+    /// let migrator = try Migrator([
+    ///     Migration(name: "001_tether_metadata.sql", sql: metadataSQL),
+    ///     Migration(name: "002_notes.sql", sql: "CREATE TABLE Note (id INTEGER PRIMARY KEY, text TEXT NOT NULL);"),
+    /// ])
+    /// ```
+    public init(_ migrations: [Migration]) throws(MigrationError) {
+        let sorted = migrations.sorted { ($0.number, $0.name) < ($1.number, $1.name) }
+        var expected = 1
+        var index = 0
+        while index < sorted.count {
+            let number = sorted[index].number
+            let sameNumber = sorted[index...].prefix { $0.number == number }
+            if sameNumber.count > 1 { throw .duplicateNumber(number, names: sameNumber.map(\.name)) }
+            if number != expected { throw .gap(missing: expected, next: sorted[index].name) }
+            expected += 1
+            index += 1
+        }
+        self.migrations = sorted
+    }
+
+    /// A migrator for the `.sql` files in `directory` (other files are ignored). The files must
+    /// be UTF-8; their bytes are the migrations' SQL exactly.
+    ///
+    /// ```swift
+    /// let migrator = try Migrator(directory: "/path/to/schema")
+    /// ```
+    public init(directory: String) throws(MigrationError) {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw .unreadable(path: directory, reason: "\(error.localizedDescription)")
+        }
+        var migrations: [Migration] = []
+        for name in names.sorted() where name.hasSuffix(".sql") {
+            let path = (directory as NSString).appendingPathComponent(name)
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw .unreadable(path: path, reason: "the file cannot be read")
+            }
+            guard let sql = String(validating: data, as: UTF8.self) else {
+                throw .unreadable(path: path, reason: "the file is not UTF-8")
+            }
+            migrations.append(try Migration(name: name, sql: sql))
+        }
+        try self.init(migrations)
+    }
+
+    /// The migrator for Tether's `schema/` folder (compiled into the module).
+    ///
+    /// ```swift
+    /// try Migrator.builtIn().migrations.map(\.name)   // ["001_tether_metadata.sql", "002_invoice.sql"]
+    /// ```
+    public static func builtIn() throws(MigrationError) -> Migrator {
+        var migrations: [Migration] = []
+        for file in embeddedSchema { migrations.append(try Migration(name: file.name, sql: file.sql)) }
+        return try Migrator(migrations)
+    }
+
+    /// The migrations recorded as applied in `connection`'s database, in number order (empty
+    /// when the bookkeeping table does not exist yet).
+    public func appliedMigrations(in connection: Connection) throws(MigrationError) -> [AppliedMigration] {
+        do {
+            guard try connection.tableExists(Self.tableName) else { return [] }
+            let statement = try connection.prepare("SELECT name, checksum, applied_at FROM \(Self.tableName)")
+            var applied: [AppliedMigration] = []
+            while try statement.step() {
+                applied.append(
+                    AppliedMigration(
+                        name: try statement.column(0, as: String.self),
+                        checksum: try statement.column(1, as: String.self),
+                        appliedAt: try statement.column(2, as: Date.self)))
+            }
+            return applied.sorted { (Migration.number(inName: $0.name) ?? 0, $0.name) < (Migration.number(inName: $1.name) ?? 0, $1.name) }
+        } catch {
+            throw .sqlite(error, migration: nil)
+        }
+    }
+
+    /// The migrations not yet applied to `connection`'s database, after checking the applied
+    /// ones (see ``migrate(_:)``).
+    public func pendingMigrations(in connection: Connection) throws(MigrationError) -> [Migration] {
+        let applied = try appliedMigrations(in: connection)
+        try check(applied)
+        let names = Set(applied.map(\.name))
+        return migrations.filter { !names.contains($0.name) }
+    }
+
+    /// Applies the pending migrations in order, each in its own transaction, and returns them.
+    ///
+    /// ```swift
+    /// let applied = try migrator.migrate(connection)
+    /// ```
+    ///
+    /// Throws a ``MigrationError`` (and applies nothing) if an applied migration was edited,
+    /// is unknown, or if a new one is numbered below an applied one. If a migration's SQL
+    /// fails, that migration is rolled back, the ones before it stay applied, and the error
+    /// names it.
+    @discardableResult
+    public func migrate(_ connection: Connection) throws(MigrationError) -> [Migration] {
+        var applied: [Migration] = []
+        for migration in try pendingMigrations(in: connection) {
+            if try apply(migration, to: connection) { applied.append(migration) }
+        }
+        return applied
+    }
+
+    /// Applies one migration in a transaction, unless another connection applied it first.
+    private func apply(_ migration: Migration, to connection: Connection) throws(MigrationError) -> Bool {
+        do {
+            return try connection.inTransaction(.immediate) {
+                // Under the write lock: another process may have migrated meanwhile.
+                let applied = try appliedMigrations(in: connection)
+                if applied.contains(where: { $0.name == migration.name }) {
+                    try check(applied)
+                    return false
+                }
+                try connection.execute(migration.sql)
+                guard try connection.tableExists(Self.tableName) else {
+                    throw MigrationError.missingBookkeepingTable(after: migration.name)
+                }
+                try connection.execute(
+                    "INSERT INTO \(Self.tableName) (name, checksum, applied_at) VALUES (?, ?, ?)",
+                    [.text(migration.name), .text(migration.checksum), .real(Date().timeIntervalSince1970)])
+                return true
+            }
+        } catch let error as MigrationError {
+            throw error
+        } catch let error as SQLiteError {
+            throw .sqlite(error, migration: migration.name)
+        } catch {
+            throw .sqlite(SQLiteError(code: .error, message: "\(error)"), migration: migration.name)
+        }
+    }
+
+    /// Checks the recorded migrations against this list.
+    private func check(_ applied: [AppliedMigration]) throws(MigrationError) {
+        let byName = Dictionary(migrations.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        var latest: Migration?
+        for record in applied {
+            guard let migration = byName[record.name] else { throw .unknownApplied(name: record.name) }
+            let checksum = migration.checksum
+            guard checksum == record.checksum else {
+                throw .editedAfterApplied(
+                    name: record.name, recordedChecksum: record.checksum, currentChecksum: checksum,
+                    appliedAt: record.appliedAt)
+            }
+            if latest.map({ migration.number > $0.number }) ?? true { latest = migration }
+        }
+        guard let latest else { return }
+        let names = Set(applied.map(\.name))
+        if let skipped = migrations.first(where: { $0.number < latest.number && !names.contains($0.name) }) {
+            throw .addedBeforeApplied(name: skipped.name, latestApplied: latest.name)
+        }
+    }
+}
