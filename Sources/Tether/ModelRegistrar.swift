@@ -44,6 +44,8 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline let observation = ObservationRegistrar()
     /// The thread the model belongs to (see `adopt(_:)`).
     @usableFromInline let owner = Atomic<UInt>(0)
+    /// The model's row id in the store that holds it (0: not stored). Set by persistence.
+    public let rowID = Atomic<Int64>(0)
 
     /// Creates the registrar of a model with `propertyCount` tracked properties (called by code
     /// that `@Model` generates).

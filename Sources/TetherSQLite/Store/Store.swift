@@ -1,0 +1,581 @@
+import Foundation
+import Synchronization
+
+/// A model that a `Store` can create from a row: a `@Model` class with an initialiser that
+/// takes no arguments (every property has a default).
+///
+/// ```swift
+/// @Model final class Invoice { var customer = ""; var quantity = 1 }
+/// extension Invoice: PersistentModel {}
+/// ```
+public protocol PersistentModel: Model {
+    init()
+}
+
+extension Model {
+    /// The row id of this model in the store it was inserted into or loaded from, or nil.
+    public var persistentID: Int64? {
+        let id = _$registrar.rowID.load(ordering: .relaxed)
+        return id == 0 ? nil : id
+    }
+}
+
+/// SQLite persistence for `@Model` objects: rows become live models, and every change to a
+/// stored model is written through, without a save call.
+///
+/// ```swift
+/// let store = try Store(path: "invoices.sqlite")
+/// let invoice = try store.insert(Invoice())        // persisted; changes are written through
+/// invoice.quantity = 3                              // no save() call
+/// try store.flush()                                 // returns once every change is committed
+/// let same = try store.load(Invoice.self, id: invoice.persistentID!)   // the same object
+/// let big = try store.fetch(Invoice.self, where: "quantity > ?", [2], orderBy: \.customer)
+/// try store.delete(invoice)
+/// ```
+///
+/// **Threads.** The store, like its models, belongs to the thread that created it (see
+/// docs/PERSISTENCE.md): call it there. Its connection lives on its own serial queue; what
+/// crosses between the two are `Sendable` snapshots of values.
+///
+/// **Write-through.** Changes made during one turn of the store's scheduler are committed
+/// together at the end of that turn: one transaction, one `UPDATE` per changed row, touching only
+/// the changed columns. `flush()` commits pending changes at once and returns when they are
+/// durable (committed in WAL mode: they survive the process being killed).
+///
+/// **Faults.** A failed commit (busy, read-only, full disk, constraint...) is sent on `errors`
+/// (and thrown from `flush()`); the models keep their values, and the changes stay pending and are
+/// retried at the next commit, after a short delay, or at `flush()`. Nothing is dropped.
+public final class Store {
+    /// The database file.
+    public let path: String
+    let writer: DatabaseQueue
+    let scheduler: any Scheduler
+    private let state = _StoreState()
+    private let errorSubject = Subject<StoreError, Never>()
+    private let box: _StoreBox
+
+    /// Failed commits and other errors that happened without a caller to throw to.
+    public var errors: Signal<StoreError, Never> { errorSubject.signal }
+
+    /// Opens (or creates) the database at `path` and applies `migrator`'s migrations (by default,
+    /// only Tether's bookkeeping table; pass `Migrator.builtIn()` for everything in `schema/`, or
+    /// your own). Tables for model types are created or extended on first use.
+    ///
+    /// - Parameters:
+    ///   - scheduler: where the models live; pending changes are committed at the end of its turn
+    ///     (`MainScheduler.shared` for an app whose models live on the main thread).
+    ///   - busyTimeout: how long a write waits for another connection's lock.
+    public init(
+        path: String,
+        scheduler: any Scheduler = MainScheduler.shared,
+        migrator: Migrator? = nil,
+        busyTimeout: Duration = .seconds(5)
+    ) throws(StoreError) {
+        self.path = path
+        self.scheduler = scheduler
+        do {
+            writer = try DatabaseQueue(path: path, options: .init(busyTimeout: busyTimeout), label: "Tether.Store")
+            let migrator = try migrator ?? Migrator(Array(Migrator.builtIn().migrations.prefix(1)))
+            _ = try writer.sync { connection in try migrator.migrate(connection) }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        box = _StoreBox()
+        box.store = self
+        _StoreRegistry.shared.add(self)
+    }
+
+    deinit {
+        try? commitPending(synchronously: true)
+        _StoreRegistry.shared.remove(self)
+    }
+
+    // MARK: Tables
+
+    private func table<M: PersistentModel>(for type: M.Type) throws(StoreError) -> _Table {
+        let key = ObjectIdentifier(type)
+        if let table = state.tables[key] { return table }
+        do {
+            let definition = try TableDefinition(for: type, defaultsFrom: M())
+            _ = try writer.sync { connection in try definition.createOrUpdate(in: connection) }
+            let table = _Table(definition: definition, properties: M._$schema.properties.map { property in
+                _PropertyAccess(get: { property.get($0 as! M) }, set: { property.set($0 as! M, $1) })
+            })
+            state.tables[key] = table
+            return table
+        } catch {
+            throw StoreError.wrap(error)
+        }
+    }
+
+    // MARK: Insert, load, fetch, delete
+
+    /// Inserts `model` as a new row, and from then on writes its changes through. Returns the
+    /// model (now with a `persistentID`). Inserting a model that is already stored does nothing.
+    @discardableResult
+    public func insert<M: PersistentModel>(_ model: M) throws(StoreError) -> M {
+        try insert(contentsOf: [model])
+        return model
+    }
+
+    /// Inserts several models in one transaction.
+    public func insert<M: PersistentModel>(contentsOf models: [M]) throws(StoreError) {
+        let table = try table(for: M.self)
+        let fresh = models.filter { $0.persistentID == nil }
+        guard !fresh.isEmpty else { return }
+        var rows: [[SQLiteValue]] = []
+        rows.reserveCapacity(fresh.count)
+        do {
+            for model in fresh { rows.append(try table.encodeAll(model)) }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        let sql = table.insertSQL
+        let values = rows
+        let ids: [Int64]
+        do {
+            ids = try writer.sync { connection in
+                try connection.inTransaction {
+                    let statement = try connection.cachedStatement(sql)
+                    var ids: [Int64] = []
+                    ids.reserveCapacity(values.count)
+                    for row in values {
+                        statement.reset()
+                        try statement.bind(row)
+                        try statement.run()
+                        ids.append(connection.lastInsertRowID)
+                    }
+                    return ids
+                }
+            }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        for (model, id) in zip(fresh, ids) { attach(model, id: id, table: table) }
+    }
+
+    /// The live model of row `id`: the one already in memory if there is one (the identity
+    /// map), else a new one read from the database; nil if there is no such row.
+    public func load<M: PersistentModel>(_ type: M.Type, id: Int64) throws(StoreError) -> M? {
+        let table = try table(for: type)
+        if let live = state.identity[_RowKey(table: table.name, id: id)]?.model as? M { return live }
+        return try fetch(type, where: "id = ?", [.integer(id)]).first
+    }
+
+    /// The models whose rows match `condition` (SQL, with `?` placeholders bound to
+    /// `arguments`), ordered by `orderBy`, as live identity-mapped objects.
+    ///
+    /// ```swift
+    /// let big = try store.fetch(Invoice.self, where: "quantity > ?", [2], orderBy: \.customer)
+    /// ```
+    public func fetch<M: PersistentModel, V>(
+        _ type: M.Type,
+        where condition: String? = nil,
+        _ arguments: [SQLiteValue] = [],
+        orderBy: KeyPath<M, V> & Sendable,
+        descending: Bool = false
+    ) throws(StoreError) -> [M] {
+        guard let index = M._$schema.index(of: orderBy) else {
+            throw .mapping(.unsupportedType(model: M._$schema.name, property: "\(orderBy)", type: "(not a persisted property)"))
+        }
+        return try _fetch(type, where: condition, arguments, orderBy: index, descending: descending)
+    }
+
+    /// The models whose rows match `condition` (SQL, with `?` placeholders bound to
+    /// `arguments`), in the order of their ids, as live identity-mapped objects.
+    ///
+    /// ```swift
+    /// let all = try store.fetch(Invoice.self)
+    /// ```
+    public func fetch<M: PersistentModel>(
+        _ type: M.Type,
+        where condition: String? = nil,
+        _ arguments: [SQLiteValue] = []
+    ) throws(StoreError) -> [M] {
+        try _fetch(type, where: condition, arguments, orderBy: nil, descending: false)
+    }
+
+    private func _fetch<M: PersistentModel>(
+        _ type: M.Type,
+        where condition: String?,
+        _ arguments: [SQLiteValue],
+        orderBy: Int?,
+        descending: Bool
+    ) throws(StoreError) -> [M] {
+        let table = try table(for: type)
+        var sql = table.selectSQL
+        if let condition { sql += " WHERE \(condition)" }
+        if let orderBy {
+            guard let column = table.column(forProperty: orderBy) else {
+                throw .mapping(.unsupportedType(model: M._$schema.name, property: M._$schema.properties[orderBy].name, type: "(not persisted)"))
+            }
+            sql += " ORDER BY \(_quote(column.name))\(descending ? " DESC" : ""), id"
+        } else {
+            sql += " ORDER BY id"
+        }
+        let rows: [SQLiteRow]
+        let query = sql
+        do {
+            rows = try writer.sync { connection in try connection.rows(query, arguments) }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        var models: [M] = []
+        models.reserveCapacity(rows.count)
+        for row in rows {
+            guard case .integer(let id) = row[0] else { continue }
+            if let live = state.identity[_RowKey(table: table.name, id: id)]?.model as? M {
+                models.append(live)
+                continue
+            }
+            let model = M()
+            do {
+                try table.decodeAll(row.values.dropFirst(), into: model)
+            } catch {
+                throw StoreError.wrap(error)
+            }
+            attach(model, id: id, table: table)
+            models.append(model)
+        }
+        return models
+    }
+
+    /// Deletes the model's row; the model stops being written through (a later change to it is
+    /// not written, and is reported on `errors` as `StoreError.deleted`).
+    public func delete<M: PersistentModel>(_ model: M) throws(StoreError) {
+        let table = try table(for: M.self)
+        guard let id = model.persistentID else { throw .notStored(model: M._$schema.name) }
+        let sql = "DELETE FROM \(table.quotedName) WHERE id = ?"
+        do {
+            try writer.sync { connection in try connection.execute(sql, [.integer(id)]) }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        detach(model, id: id, table: table, deleted: true)
+    }
+
+    // MARK: Write-through
+
+    private func attach<M: PersistentModel>(_ model: M, id: Int64, table: _Table) {
+        model._$registrar.rowID.store(id, ordering: .relaxed)
+        let key = _RowKey(table: table.name, id: id)
+        let object = ObjectIdentifier(model)
+        let weakModel = _WeakObject(model)
+        let box = self.box
+        let subscription = changes(of: model).subscribe(next: { change in
+            box.store?.changed(object: object, key: key, column: change.property.index, model: weakModel, table: table)
+        })
+        state.identity[key] = _IdentityEntry(model: model, subscription: subscription)
+    }
+
+    private func detach<M: PersistentModel>(_ model: M, id: Int64, table: _Table, deleted: Bool) {
+        let key = _RowKey(table: table.name, id: id)
+        state.identity[key]?.subscription.dispose()
+        state.identity[key] = nil
+        state.dirty[ObjectIdentifier(model)] = nil
+        model._$registrar.rowID.store(0, ordering: .relaxed)
+        if deleted { state.deletedKeys.insert(key) }
+    }
+
+    /// A stored model changed (on the model's thread): remember which column, and make sure a
+    /// commit is scheduled for the end of this turn.
+    fileprivate func changed(object: ObjectIdentifier, key: _RowKey, column: Int, model: _WeakObject, table: _Table) {
+        guard table.persistsProperty(column) else { return }
+        if state.dirty[object] == nil {
+            guard let live = model.object else { return }
+            state.dirty[object] = _DirtyRow(key: key, table: table, model: live, columns: [])
+            state.dirtyOrder.append(object)
+        }
+        state.dirty[object]!.columns.insert(column)
+        scheduleCommit()
+    }
+
+    private func scheduleCommit(after delay: Duration? = nil) {
+        guard !state.commitScheduled else { return }
+        state.commitScheduled = true
+        let box = self.box
+        let action: @Sendable () -> Void = { box.store?.commitScheduledChanges() }
+        if let delay { scheduler.schedule(after: delay, action) } else { scheduler.schedule(action) }
+    }
+
+    private func commitScheduledChanges() {
+        state.commitScheduled = false
+        do {
+            try commitPending(synchronously: false)
+        } catch {
+            // Reported on `errors` by commitPending.
+        }
+    }
+
+    /// Commits every pending change now and returns when they are durable. Throws the commit's
+    /// error if it fails; the changes then stay pending (and are retried).
+    public func flush() throws(StoreError) {
+        state.commitScheduled = false
+        try commitPending(synchronously: true)
+    }
+
+    /// The number of rows with changes not yet committed.
+    public var pendingRowCount: Int { state.dirty.count }
+
+    /// Reads the values of every changed row (on the model's thread), hands them to the writer
+    /// queue as one transaction, and handles the outcome.
+    private func commitPending(synchronously: Bool) throws(StoreError) {
+        let batch = takeBatch()
+        guard !batch.updates.isEmpty else {
+            if synchronously { writer.sync { _ in } }   // wait for commits already under way
+            return
+        }
+        let work: @Sendable (Connection) throws -> Void = { connection in
+            try connection.inTransaction {
+                for update in batch.updates {
+                    try connection.execute(update.sql, update.arguments)
+                }
+            }
+        }
+        if synchronously {
+            do {
+                try writer.sync(work)
+            } catch {
+                let storeError = StoreError.wrap(error)
+                restore(batch)
+                errorSubject.sendNext(storeError)
+                throw storeError
+            }
+        } else {
+            let box = self.box
+            let scheduler = self.scheduler
+            writer.async { connection in
+                do {
+                    try work(connection)
+                    scheduler.schedule { box.store?.state.retryDelay = nil }
+                } catch {
+                    let storeError = StoreError.wrap(error)
+                    scheduler.schedule {
+                        guard let store = box.store else { return }
+                        store.restore(batch)
+                        store.errorSubject.sendNext(storeError)
+                        store.scheduleRetry()
+                    }
+                }
+            }
+        }
+    }
+
+    private func scheduleRetry() {
+        let delay = state.retryDelay.map { min($0 * 2, .seconds(5)) } ?? .milliseconds(50)
+        state.retryDelay = delay
+        scheduleCommit(after: delay)
+    }
+
+    /// Takes the pending changes, reading each changed column's current value.
+    private func takeBatch() -> _Batch {
+        var updates: [_Update] = []
+        var taken: [(ObjectIdentifier, _DirtyRow)] = []
+        for object in state.dirtyOrder {
+            guard let row = state.dirty[object] else { continue }
+            taken.append((object, row))
+            let model = row.model
+            if state.deletedKeys.contains(row.key) {
+                errorSubject.sendNext(.deleted(model: row.table.definition.modelName, id: row.key.id))
+                continue
+            }
+            let columns = row.columns.sorted()
+            var arguments: [SQLiteValue] = []
+            arguments.reserveCapacity(columns.count + 1)
+            var names: [String] = []
+            for index in columns {
+                guard let column = row.table.column(forProperty: index) else { continue }
+                do {
+                    arguments.append(try column.encode(row.table.properties[index].get(model)))
+                    names.append(column.name)
+                } catch {
+                    errorSubject.sendNext(StoreError.wrap(error))
+                }
+            }
+            guard !names.isEmpty else { continue }
+            arguments.append(.integer(row.key.id))
+            updates.append(_Update(sql: row.table.updateSQL(columns: names), arguments: arguments))
+        }
+        state.dirty = [:]
+        state.dirtyOrder = []
+        return _Batch(updates: updates, rows: taken.map { _TakenRow(object: $0.0, row: $0.1) })
+    }
+
+    /// Puts the rows of a failed batch back among the pending changes (newer changes to the
+    /// same rows merge with them: the values are read again at the next commit).
+    private func restore(_ batch: _Batch) {
+        for taken in batch.rows.reversed() {
+            if var existing = state.dirty[taken.object] {
+                existing.columns.formUnion(taken.row.columns)
+                state.dirty[taken.object] = existing
+            } else {
+                state.dirty[taken.object] = taken.row
+                state.dirtyOrder.insert(taken.object, at: 0)
+            }
+        }
+    }
+
+    /// Commits the pending changes of every open store (called at normal process exit).
+    static func flushAllAtExit() {
+        for store in _StoreRegistry.shared.all() {
+            try? store.flush()
+        }
+    }
+}
+
+// MARK: - Internal state
+
+/// Everything the store keeps on the model's thread.
+final class _StoreState {
+    var tables: [ObjectIdentifier: _Table] = [:]
+    var identity: [_RowKey: _IdentityEntry] = [:]
+    var dirty: [ObjectIdentifier: _DirtyRow] = [:]
+    var dirtyOrder: [ObjectIdentifier] = []
+    var deletedKeys: Set<_RowKey> = []
+    var commitScheduled = false
+    var retryDelay: Duration?
+}
+
+/// A weak reference to the store, for closures that run on the store's scheduler.
+///
+/// Why `@unchecked Sendable` is safe: the closures that read it run on the store's scheduler,
+/// which is the store's (and its models') thread; the writer queue never dereferences it, it
+/// only passes it to work scheduled back onto the store's scheduler.
+final class _StoreBox: @unchecked Sendable {
+    weak var store: Store?
+}
+
+/// A weak reference to a model, carried in write-through closures.
+///
+/// Why `@unchecked Sendable` is safe: it is dereferenced only on the model's thread (in change
+/// notifications, which run synchronously on the thread that changes the model, and in commits
+/// scheduled on the store's scheduler).
+final class _WeakObject: @unchecked Sendable {
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+}
+
+struct _RowKey: Hashable, Sendable {
+    let table: String
+    let id: Int64
+}
+
+struct _IdentityEntry {
+    weak var model: AnyObject?
+    let subscription: any Disposable
+}
+
+/// A row with changes not yet committed. It keeps its model alive until they are: a model the
+/// app drops right after changing it still has its changes written.
+struct _DirtyRow {
+    let key: _RowKey
+    let table: _Table
+    let model: AnyObject
+    var columns: Set<Int>
+}
+
+struct _TakenRow {
+    let object: ObjectIdentifier
+    let row: _DirtyRow
+}
+
+/// One UPDATE of one row: its SQL and arguments (the changed columns' values, then the id).
+struct _Update: Sendable {
+    let sql: String
+    let arguments: [SQLiteValue]
+}
+
+/// The changes committed in one transaction.
+struct _Batch: @unchecked Sendable {
+    // `updates` is what crosses to the writer queue (Sendable); `rows` stays on the model's
+    // thread: the writer's closures capture only `updates`, and `rows` is read back only by
+    // `restore`, on the model's thread.
+    let updates: [_Update]
+    let rows: [_TakenRow]
+}
+
+/// Reads and writes one property of a model of a type known only at run time.
+struct _PropertyAccess: @unchecked Sendable {
+    // The closures only call the schema's `Sendable` get/set closures.
+    let get: (AnyObject) -> Any
+    let set: (AnyObject, Any) -> Void
+}
+
+/// What the store knows about one model type's table.
+final class _Table: @unchecked Sendable {
+    // Immutable after init; used on the model's thread.
+    let definition: TableDefinition
+    let properties: [_PropertyAccess]
+    let name: String
+    let quotedName: String
+    let insertSQL: String
+    let selectSQL: String
+    private let columnByProperty: [Int: ColumnDefinition]
+    private let updateSQLCache = _Locked<[[String]: String]>([:])
+
+    init(definition: TableDefinition, properties: [_PropertyAccess]) {
+        self.definition = definition
+        self.properties = properties
+        self.name = definition.tableName
+        self.quotedName = _quote(definition.tableName)
+        let columns = definition.columns.map { _quote($0.name) }
+        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        self.insertSQL = "INSERT INTO \(quotedName) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
+        self.selectSQL = "SELECT id\(columns.isEmpty ? "" : ", ")\(columns.joined(separator: ", ")) FROM \(quotedName)"
+        var byProperty: [Int: ColumnDefinition] = [:]
+        for column in definition.columns { byProperty[column.propertyIndex] = column }
+        self.columnByProperty = byProperty
+    }
+
+    func persistsProperty(_ index: Int) -> Bool { columnByProperty[index] != nil }
+
+    func column(forProperty index: Int) -> ColumnDefinition? { columnByProperty[index] }
+
+    func updateSQL(columns: [String]) -> String {
+        updateSQLCache.withLock { cache in
+            if let sql = cache[columns] { return sql }
+            let sets = columns.map { "\(_quote($0)) = ?" }.joined(separator: ", ")
+            let sql = "UPDATE \(quotedName) SET \(sets) WHERE id = ?"
+            cache[columns] = sql
+            return sql
+        }
+    }
+
+    func encodeAll(_ model: AnyObject) throws -> [SQLiteValue] {
+        try definition.columns.map { column in try column.encode(properties[column.propertyIndex].get(model)) }
+    }
+
+    func decodeAll(_ values: ArraySlice<SQLiteValue>, into model: AnyObject) throws {
+        for (column, value) in zip(definition.columns, values) {
+            properties[column.propertyIndex].set(model, try column.decode(value, table: name))
+        }
+    }
+}
+
+func _quote(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+
+/// The open stores, so that their pending changes are flushed at normal exit.
+final class _StoreRegistry: Sendable {
+    static let shared = _StoreRegistry()
+    private let stores = _Locked<[ObjectIdentifier: _StoreBox]>([:])
+
+    init() {
+        atexit { Store.flushAllAtExit() }
+    }
+
+    func add(_ store: Store) {
+        let box = _StoreBox()
+        box.store = store
+        stores.withLock { $0[ObjectIdentifier(store)] = box }
+    }
+
+    func remove(_ store: Store) {
+        _ = stores.withLock { $0.removeValue(forKey: ObjectIdentifier(store)) }
+    }
+
+    func all() -> [Store] {
+        stores.withLock { $0.values.compactMap(\.store) }
+    }
+}

@@ -1,0 +1,40 @@
+/// What went wrong in a `Store`: each case carries the underlying error, which names the SQL,
+/// the table and column, or the model and property.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    /// SQLite refused an operation (constraint, busy, read-only, full, not a database...).
+    case sqlite(SQLiteError)
+    /// A model type cannot be mapped to its table (or its table cannot be updated).
+    case mapping(SchemaMappingError)
+    /// A migration in `schema/` was refused or failed.
+    case migration(MigrationError)
+    /// The model is not stored in this store (insert it first).
+    case notStored(model: String)
+    /// The model's row was deleted; the change was not written.
+    case deleted(model: String, id: Int64)
+
+    /// The SQLite error, if this is one.
+    public var sqliteError: SQLiteError? {
+        if case .sqlite(let error) = self { return error }
+        return nil
+    }
+
+    public var description: String {
+        switch self {
+        case .sqlite(let error): return error.description
+        case .mapping(let error): return error.description
+        case .migration(let error): return error.description
+        case .notStored(let model): return "this \(model) is not stored in this store: insert it first"
+        case .deleted(let model, let id): return "\(model) \(id) was deleted; the change was not written"
+        }
+    }
+
+    static func wrap(_ error: any Error) -> StoreError {
+        switch error {
+        case let error as StoreError: return error
+        case let error as SQLiteError: return .sqlite(error)
+        case let error as SchemaMappingError: return .mapping(error)
+        case let error as MigrationError: return .migration(error)
+        default: return .sqlite(SQLiteError(code: SQLiteResultCode(rawValue: 1), message: "\(error)"))
+        }
+    }
+}

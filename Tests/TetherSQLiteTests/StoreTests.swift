@@ -1,0 +1,287 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import TetherSQLite
+
+@Model
+final class Ticket {
+    var title = ""
+    var points = 1
+    var estimate: Double? = nil
+    @Transient var draft = ""
+}
+extension Ticket: PersistentModel {}
+
+/// A store on a fresh file, whose models live on the test's thread and whose end-of-turn commits
+/// run when the test advances `scheduler`. It counts the transactions the store's connection ran.
+final class StoreFixture {
+    let directory: String
+    let path: String
+    let scheduler = TestScheduler()
+    private(set) var store: Store!
+    let log = SQLLog()
+
+    init(busyTimeout: Duration = .seconds(5)) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("tether-store-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        path = directory + "/store.sqlite"
+        try open(busyTimeout: busyTimeout)
+    }
+
+    func open(busyTimeout: Duration = .seconds(5)) throws {
+        store = try Store(path: path, scheduler: scheduler, busyTimeout: busyTimeout)
+        let log = self.log
+        store.writer.sync { connection in connection.trace { log.append($0) } }
+    }
+
+    func close() { store = nil }
+
+    deinit {
+        store = nil
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Another connection to the file: "another program".
+    func another() throws -> Connection { try Connection(path: path) }
+
+    var transactions: Int { log.statements.filter { $0.hasPrefix("BEGIN") }.count }
+    var updates: [String] { log.statements.filter { $0.hasPrefix("UPDATE") } }
+}
+
+final class SQLLog: Sendable {
+    private let storage = Mutex<[String]>([])
+    var statements: [String] { storage.withLock { $0 } }
+    func append(_ sql: String) { storage.withLock { $0.append(sql) } }
+    func clear() { storage.withLock { $0.removeAll() } }
+}
+
+final class Box<T: Sendable>: Sendable {
+    private let storage: Mutex<[T]>
+    init() { storage = Mutex([]) }
+    var values: [T] { storage.withLock { $0 } }
+    func append(_ value: T) { storage.withLock { $0.append(value) } }
+}
+
+@Suite("Store: insert, load, fetch, delete, write-through")
+struct StoreTests {
+    @Test func theIssuesExampleWorksAsShown() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ticket = try store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        ticket.points = 3                               // no save() call
+        try store.flush()
+        let again = try store.load(Ticket.self, id: id)
+        #expect(again === ticket, "identity map: the same object")
+        let raw = try fixture.another().rows("SELECT points FROM Ticket WHERE id = ?", [.integer(id)])
+        #expect(raw.first?[0] == .integer(3))
+        let big = try store.fetch(Ticket.self, where: "points > ?", [2], orderBy: \.title)
+        #expect(big.map { $0 === ticket } == [true])
+        try store.delete(ticket)
+        #expect(try store.load(Ticket.self, id: id) == nil)
+        #expect(ticket.persistentID == nil)
+    }
+
+    @Test func aBurstOfChangesIsOneTransactionWithOneUpdatePerRowAndOnlyChangedColumns() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let tickets = (0..<10).map { _ in Ticket() }
+        try store.insert(contentsOf: tickets)
+        fixture.log.clear()
+        for round in 0..<1_000 {
+            for ticket in tickets { ticket.points = round }
+        }
+        tickets[0].title = "first"
+        tickets[0].draft = "transient: never written"
+        #expect(fixture.transactions == 0, "nothing is written before the turn ends")
+        fixture.scheduler.advance()                      // the end of the turn
+        try store.flush()                                // wait for the commit
+        #expect(fixture.transactions == 1, "10,001 changes, one transaction")
+        #expect(fixture.updates.count == 10, "one UPDATE per changed row")
+        #expect(fixture.updates.filter { $0.contains("title") }.count == 1, "only changed columns")
+        #expect(fixture.updates.allSatisfy { !$0.contains("draft") })
+        let rows = try fixture.another().rows("SELECT points FROM Ticket")
+        #expect(rows.allSatisfy { $0[0] == .integer(999) })
+    }
+
+    @Test func writingBackTheLoadedValueIsNotAChange() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ticket = try store.insert(Ticket())
+        fixture.log.clear()
+        ticket.points = ticket.points
+        ticket.title = ticket.title
+        fixture.scheduler.advance()
+        try store.flush()
+        #expect(fixture.transactions == 0)
+        #expect(store.pendingRowCount == 0)
+    }
+
+    @Test func rowsLoadAsModelsAcrossReopening() throws {
+        let fixture = try StoreFixture()
+        do {
+            let ticket = try fixture.store.insert(Ticket())
+            ticket.title = "Persist me"
+            ticket.estimate = 2.5
+            ticket.draft = "not persisted"
+        }                                                 // the app dropped the model, changes pending
+        fixture.close()                                   // deinit flushes pending changes
+        try fixture.open()
+        let loaded = try fixture.store.fetch(Ticket.self)
+        #expect(loaded.count == 1)
+        #expect(loaded.first?.title == "Persist me")
+        #expect(loaded.first?.estimate == 2.5)
+        #expect(loaded.first?.draft == "", "transient properties are not persisted")
+    }
+
+    @Test func loadingAModelDoesNotWriteItBack() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.insert(contentsOf: [Ticket(), Ticket()])
+        fixture.close()
+        try fixture.open()
+        fixture.log.clear()
+        let loaded = try fixture.store.fetch(Ticket.self)
+        fixture.scheduler.advance()
+        try fixture.store.flush()
+        #expect(loaded.count == 2)
+        #expect(fixture.updates.isEmpty)
+        #expect(fixture.log.statements.filter { $0.hasPrefix("INSERT") }.isEmpty)
+    }
+
+    @Test func aStoredModelIsFreedWhenTheAppDropsIt() throws {
+        let fixture = try StoreFixture()
+        weak var weakTicket: Ticket?
+        do {
+            let ticket = try fixture.store.insert(Ticket())
+            weakTicket = ticket
+        }
+        #expect(weakTicket == nil, "the identity map holds models weakly")
+    }
+
+    @Test func aChangeToADeletedModelIsAnObservableError() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let errors = Box<String>()
+        store.errors.subscribe(next: { errors.append($0.description) })
+        let ticket = try store.insert(Ticket())
+        try store.delete(ticket)
+        ticket.points = 5
+        fixture.scheduler.advance()
+        try store.flush()
+        #expect(try fixture.another().rows("SELECT count(*) FROM Ticket").first?[0] == .integer(0), "not resurrected")
+        #expect(store.pendingRowCount == 0)
+    }
+}
+
+@Suite("Store: faults keep every change")
+struct StoreFaultTests {
+    @Test func aDatabaseLockedPastTheBusyTimeoutKeepsTheChangesAndRetries() throws {
+        let fixture = try StoreFixture(busyTimeout: .milliseconds(50))
+        let store = fixture.store!
+        let errors = Box<String>()
+        store.errors.subscribe(next: { errors.append($0.description) })
+        let ticket = try store.insert(Ticket())
+        let other = try fixture.another()
+        try other.execute("BEGIN IMMEDIATE")              // another program holds the write lock
+        ticket.points = 42
+        #expect(throws: StoreError.self) { try store.flush() }
+        #expect(ticket.points == 42, "the model keeps its value")
+        #expect(store.pendingRowCount == 1, "the change is kept")
+        #expect(errors.values.count == 1)
+        #expect(errors.values.first?.contains("SQLITE_BUSY") == true)
+        try other.execute("COMMIT")
+        try store.flush()
+        #expect(store.pendingRowCount == 0)
+        #expect(try other.rows("SELECT points FROM Ticket").first?[0] == .integer(42))
+    }
+
+    @Test func anEndOfTurnCommitThatFailsIsReportedAndRetriedLater() throws {
+        let fixture = try StoreFixture(busyTimeout: .milliseconds(20))
+        let store = fixture.store!
+        let errors = Box<String>()
+        store.errors.subscribe(next: { errors.append($0.description) })
+        let ticket = try store.insert(Ticket())
+        let other = try fixture.another()
+        try other.execute("BEGIN IMMEDIATE")
+        ticket.points = 7
+        fixture.scheduler.advance()                        // the end-of-turn commit fails...
+        store.writer.sync { _ in }                         // ...on the writer queue
+        fixture.scheduler.advance()                        // its outcome comes back to the model's thread
+        #expect(errors.values.count == 1)
+        #expect(store.pendingRowCount == 1)
+        try other.execute("COMMIT")
+        fixture.scheduler.advance(by: .milliseconds(50))   // the retry
+        store.writer.sync { _ in }
+        fixture.scheduler.advance()
+        #expect(store.pendingRowCount == 0)
+        #expect(try other.rows("SELECT points FROM Ticket").first?[0] == .integer(7))
+    }
+
+    @Test func aReadOnlyDatabaseKeepsTheChanges() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ticket = try store.insert(Ticket())
+        store.writer.sync { connection in try? connection.execute("PRAGMA query_only = ON") }
+        ticket.title = "kept"
+        let error = #expect(throws: StoreError.self) { try store.flush() }
+        #expect(error?.sqliteError?.isReadOnly == true)
+        #expect(store.pendingRowCount == 1)
+        store.writer.sync { connection in try? connection.execute("PRAGMA query_only = OFF") }
+        try store.flush()
+        #expect(try fixture.another().rows("SELECT title FROM Ticket").first?[0] == .text("kept"))
+    }
+
+    @Test func aFullDiskKeepsTheChanges() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ticket = try store.insert(Ticket())
+        let pages = try store.writer.sync { try $0.scalar("PRAGMA page_count", as: Int.self) ?? 0 }
+        store.writer.sync { connection in try? connection.execute("PRAGMA max_page_count = \(pages)") }
+        ticket.title = String(repeating: "x", count: 200_000)
+        let error = #expect(throws: StoreError.self) { try store.flush() }
+        #expect(error?.sqliteError?.isFull == true)
+        #expect(store.pendingRowCount == 1)
+        store.writer.sync { connection in try? connection.execute("PRAGMA max_page_count = 1000000") }
+        try store.flush()
+        let stored = try fixture.another().rows("SELECT length(title) FROM Ticket")
+        #expect(stored.first?[0] == .integer(200_000))
+    }
+
+    @Test func aConstraintViolationIsReportedAndTheValueKept() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let first = try store.insert(Ticket())
+        let second = try store.insert(Ticket())
+        first.title = "a"
+        try store.flush()
+        try fixture.another().execute("CREATE UNIQUE INDEX unique_title ON Ticket(title)")
+        second.title = "a"
+        let error = #expect(throws: StoreError.self) { try store.flush() }
+        #expect(error?.sqliteError?.isConstraint == true)
+        #expect(second.title == "a")
+        second.title = "b"                                  // the user fixes it
+        try store.flush()
+        #expect(store.pendingRowCount == 0)
+    }
+
+    @Test func aFileThatIsNotADatabaseIsAClearError() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tether-notadb-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/garbage.sqlite"
+        try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: StoreError.self) { try Store(path: path, scheduler: TestScheduler()) }
+        #expect(error?.sqliteError?.isNotADatabase == true)
+    }
+
+    @Test func aColumnHoldingTheWrongTypeIsATypedErrorOnLoad() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.insert(Ticket())
+        fixture.close()
+        try fixture.another().execute("UPDATE Ticket SET points = 'many'")
+        try fixture.open()
+        let error = #expect(throws: StoreError.self) { try fixture.store.fetch(Ticket.self) }
+        #expect(error?.description.contains("points") == true)
+        #expect(error?.sqliteError?.isMismatch == true)
+    }
+}
