@@ -47,7 +47,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TetherTests", dependencies: ["Tether"]),
-        .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite"]),
+        // A child process the persistence tests start, kill and watch.
+        .executableTarget(name: "store-child", dependencies: ["TetherSQLite"], path: "Tests/StoreChild"),
+        .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite", "store-child"]),
         .testTarget(name: "TetherTerminalTests", dependencies: ["TetherTerminal"]),
     ],
     swiftLanguageModes: [.v6]
