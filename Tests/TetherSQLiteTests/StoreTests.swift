@@ -173,6 +173,32 @@ struct StoreTests {
     }
 }
 
+@Suite("Store: threads")
+struct StoreThreadTests {
+    @Test func anotherThreadReadsThroughTheStoreWhileModelsChange() async throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let tickets = (0..<20).map { _ in Ticket() }
+        try store.insert(contentsOf: tickets)
+        let database = store.database
+        let reads = Box<Int>()
+        let reader = Task.detached {
+            for _ in 0..<200 {
+                let total = try database.sync { try $0.scalar("SELECT sum(points) FROM Ticket", as: Int.self) } ?? 0
+                reads.append(total)
+            }
+        }
+        for round in 1...200 {
+            for ticket in tickets { ticket.points = round }
+            try store.flush()
+        }
+        try await reader.value
+        #expect(reads.values.count == 200)
+        #expect(reads.values.allSatisfy { $0 % 20 == 0 }, "a reader sees whole commits, never half of one")
+        #expect(try database.sync { try $0.scalar("SELECT sum(points) FROM Ticket", as: Int.self) } == 4_000)
+    }
+}
+
 @Suite("Store: faults keep every change")
 struct StoreFaultTests {
     @Test func aDatabaseLockedPastTheBusyTimeoutKeepsTheChangesAndRetries() throws {

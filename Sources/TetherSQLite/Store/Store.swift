@@ -54,6 +54,11 @@ public final class Store {
     private let errorSubject = Subject<StoreError, Never>()
     private let box: _StoreBox
 
+    /// The store's connection, on its serial queue: `Sendable`, so any thread can read through it
+    /// (`store.database.sync { try $0.rows("SELECT ...") }`) while the models' thread changes
+    /// models; reads and commits take turns on the queue.
+    public var database: DatabaseQueue { writer }
+
     /// Failed commits and other errors that happened without a caller to throw to.
     public var errors: Signal<StoreError, Never> { errorSubject.signal }
 
