@@ -198,6 +198,11 @@ def main():
     if lock is not None and atomic is not None:
         print(f"Calibration on this machine (median): an uncontended Mutex.withLock round trip "
               f"{fmt(lock)} ns, an atomic add {fmt(atomic)} ns.")
+    empty = results.get("C0 empty sample", {}).get("p50")
+    if empty is not None:
+        print(f"Measuring an empty sample costs {fmt(empty * 1_000)} ns (median), that is "
+              f"{fmt(empty)} ns per operation of a 1,000-operation sample and "
+              f"{fmt(empty / 1_000)} ns per operation of a 1,000,000-operation sample.")
     missing = [f"{base} — {lib}" for _, _, _, rows, _ in WORKLOADS for _, base in rows for lib in LIBRARIES
                if f"{base} — {lib}" not in results and not (base.startswith("W2 created") and lib != "Tether")]
     missing += [model_name(base, version) for _, _, _, base, rows, _, _, _ in MODEL_WORKLOADS

@@ -24,8 +24,20 @@ final class HandCounterMany {
     init() {}
 }
 
-/// W5c and W8: a plain stored property, nobody observing.
+/// W5c and W8 (hand-written): a plain stored property, nobody observing.
+///
+/// Not used through a key path anywhere: a class property reachable through a key path keeps
+/// a dynamic exclusivity check (`swift_beginAccess`) on every write, which plain hand-written
+/// code does not pay. (OpenCombine's `assign(to:on:)` in W8 needs a key path: it gets its own
+/// class, `AssignTarget`.)
 final class PlainCounter {
+    var x = 0
+
+    init() {}
+}
+
+/// W8 (OpenCombine): the object that `assign(to: \.x, on:)` writes.
+final class AssignTarget {
     var x = 0
 
     init() {}

@@ -5,7 +5,7 @@
 //   bridge on (the default) and off.
 // - Hand-written: the source's callback sets a plain stored property, holding the object
 //   weakly (`handBind`, HandWrittenModels.swift).
-// - OpenCombine: `subject.assign(to: \.x, on: object)` on a plain class (`PlainCounter`).
+// - OpenCombine: `subject.assign(to: \.x, on: object)` on a plain class (`AssignTarget`).
 import Benchmark
 import OpenCombine
 import Tether
@@ -16,7 +16,7 @@ func tetherBind(_ subject: TetherSignals.Subject<Int, Never>, to counter: Tether
 }
 
 @inline(never)
-func openCombineAssign(_ subject: PassthroughSubject<Int, Never>, to counter: PlainCounter) -> AnyCancellable {
+func openCombineAssign(_ subject: PassthroughSubject<Int, Never>, to counter: AssignTarget) -> AnyCancellable {
     subject.assign(to: \.x, on: counter)
 }
 
@@ -50,7 +50,7 @@ func registerW8() {
     }
     Benchmark("W8 bind per value — OpenCombine", configuration: config) { benchmark in
         let subject = PassthroughSubject<Int, Never>()
-        let counter = makePlainCounter()
+        let counter = AssignTarget()
         let cancellable = openCombineAssign(subject, to: counter)
         benchmark.startMeasurement()
         for i in benchmark.scaledIterations { subject.send(i &+ 1) }
@@ -86,7 +86,7 @@ func verifyW8() {
     }
 
     let subject = PassthroughSubject<Int, Never>()
-    let target = makePlainCounter()
+    let target = AssignTarget()
     let cancellable = openCombineAssign(subject, to: target)
     subject.send(7)
     precondition(target.x == 7, "W8 check failed for OpenCombine")
