@@ -24,6 +24,7 @@ let package = Package(
             name: "TetherBenchmarks",
             dependencies: [
                 .product(name: "TetherSignals", package: tether),
+                .product(name: "Tether", package: tether),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],

@@ -11,7 +11,8 @@ import re
 import sys
 
 # Inner iterations per sample (the benchmark's scalingFactor), by workload.
-SCALE = {"C0": 1_000, "W1": 1_000, "W2": 1_000, "W3": 1_000, "W4": 1_000_000, "W7": 1_000}
+SCALE = {"C0": 1_000, "W1": 1_000, "W2": 1_000, "W3": 1_000, "W4": 1_000_000, "W7": 1_000,
+         "W5a": 1_000_000, "W5b": 1_000_000, "W5c": 1_000_000, "W5d": 1_000, "W8": 1_000}
 UNIT_NS = {"ns": 1.0, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 LIBRARIES = ["Tether", "OpenCombine", "Hand"]
 
@@ -33,6 +34,77 @@ WORKLOADS = [
      [("0 alive", "W7 subscribe+dispose, 0 alive"), ("100,000 alive", "W7 subscribe+dispose, 100k alive")],
      "no growth from 0 to 100,000 alive"),
 ]
+
+# The model workloads: one row per version, each compared with the hand-written row.
+# (workload, title, unit, benchmark name without " — version", rows: (version, label),
+#  target text, target ratio (Tether / hand), versions judged against the target)
+TETHER_ON, TETHER_OFF = "Tether (bridge on)", "Tether (bridge off)"
+MODEL_WORKLOADS = [
+    ("W5a", "set a tracked property with 1 observer of that key path", "ns per set", "W5a set, 1 observer",
+     [("Hand", "hand-written: `didSet { onChange?(x) }`"),
+      (TETHER_ON, "Tether `observe(model, \\.x)`, Observation bridge on (default)"),
+      (TETHER_OFF, "Tether `observe(model, \\.x)`, Observation bridge off"),
+      ("OpenCombine CurrentValueSubject", "OpenCombine `CurrentValueSubject` + `sink`"),
+      ("OpenCombine @Published", "OpenCombine `@Published` + `$x.sink`"),
+      ("Observation", "Swift Observation, `withObservationTracking` re-registered in `onChange`")],
+     "Tether <= 2x hand-written", 2.0, [TETHER_ON, TETHER_OFF]),
+    ("W5b", "set a tracked property with 10 observers of that key path", "ns per set", "W5b set, 10 observers",
+     [("Hand", "hand-written: `didSet { for o in observers { o(x) } }`"),
+      (TETHER_ON, "Tether, 10 x `observe(model, \\.x)`, bridge on (default)"),
+      (TETHER_OFF, "Tether, 10 x `observe(model, \\.x)`, bridge off"),
+      ("OpenCombine CurrentValueSubject", "OpenCombine `CurrentValueSubject` + 10 `sink`s"),
+      ("OpenCombine @Published", "OpenCombine `@Published` + 10 `$x.sink`s")],
+     "Tether <= 1.5x hand-written", 1.5, [TETHER_ON, TETHER_OFF]),
+    ("W5c", "set a tracked property that nobody observes", "ns per set", "W5c set, nobody observing",
+     [("Hand", "plain stored property, set through an `@inline(never)` function"),
+      (TETHER_ON, "Tether tracked property, same `@inline(never)` setter, bridge on (default)"),
+      (TETHER_OFF, "Tether tracked property, same `@inline(never)` setter, bridge off"),
+      ("inlined:" + TETHER_ON, "(for reference) Tether, set inline in the loop, bridge on"),
+      ("inlined:" + TETHER_OFF, "(for reference) Tether, set inline in the loop, bridge off")],
+     "Tether <= 3x a plain stored property set", 3.0, [TETHER_ON, TETHER_OFF]),
+    ("W5d", "observe a computed total over 3 tracked inputs, change one input", "ns per update",
+     "W5d computed total per update",
+     [("Hand", "hand-written: each input's `didSet` recomputes, calls back if changed"),
+      (TETHER_ON, "Tether `observe(model, \\.total)`, bridge on (default)"),
+      (TETHER_OFF, "Tether `observe(model, \\.total)`, bridge off"),
+      ("Observation", "Swift Observation, `withObservationTracking { total }` re-registered")],
+     "Tether <= 3x hand-written recompute", 3.0, [TETHER_ON, TETHER_OFF]),
+    ("W8", "bind a hot subject to a model property", "ns per value", "W8 bind per value",
+     [("Hand", "hand-written: the source's callback sets the property (`[weak target]`)"),
+      (TETHER_ON, "Tether `bind(subject.signal, to: model, \\.x)`, bridge on (default)"),
+      (TETHER_OFF, "Tether `bind(subject.signal, to: model, \\.x)`, bridge off"),
+      ("OpenCombine", "OpenCombine `PassthroughSubject` + `assign(to: \\.x, on: object)`")],
+     "Tether <= 2x hand-written", 2.0, [TETHER_ON, TETHER_OFF]),
+]
+
+
+def model_name(base, version):
+    """The benchmark name of one version ("inlined:" versions add ", inlined" to the base)."""
+    if version.startswith("inlined:"):
+        return f"{base}, inlined — {version[len('inlined:'):]}"
+    return f"{base} — {version}"
+
+
+def model_table(results, workload, title, unit, base, rows, target, limit, judged):
+    out = [f"### {workload}: {title}", "",
+           f"Median (p50) and p90 of the samples, {unit}; allocations per operation (p50).", "",
+           "| | median ns | p90 ns | allocations | / hand-written (median) |",
+           "|---|---:|---:|---:|---:|"]
+    hand = results.get(model_name(base, "Hand"), {}).get("p50")
+    for version, label in rows:
+        entry = results.get(model_name(base, version), {})
+        out.append(f"| {label} | {fmt(entry.get('p50'))} | {fmt(entry.get('p90'))} "
+                   f"| {fmt(entry.get('allocs'), 2)} | {ratio(entry.get('p50'), hand)} |")
+    verdicts = []
+    for version in judged:
+        value = results.get(model_name(base, version), {}).get("p50")
+        if value is None or not hand:
+            verdicts.append(f"{version}: not measured")
+        else:
+            met = "met" if value / hand <= limit else "not met"
+            verdicts.append(f"{version}: {value / hand:.2f}x, {met}")
+    out += ["", f"Target: {target}. " + "; ".join(verdicts) + ".", ""]
+    return "\n".join(out)
 
 
 def parse_number(text):
@@ -119,14 +191,22 @@ def main():
     if len(sys.argv) > 2:
         w6 = open(sys.argv[2], encoding="utf-8").read().strip()
         sections.insert(4, "### W6: memory per live subscription\n\n" + w6 + "\n")
+    sections += [model_table(results, *w) for w in MODEL_WORKLOADS]
     print("\n".join(sections))
     lock = results.get("C0 Mutex.withLock round trip", {}).get("p50")
     atomic = results.get("C0 Atomic add", {}).get("p50")
     if lock is not None and atomic is not None:
         print(f"Calibration on this machine (median): an uncontended Mutex.withLock round trip "
               f"{fmt(lock)} ns, an atomic add {fmt(atomic)} ns.")
+    empty = results.get("C0 empty sample", {}).get("p50")
+    if empty is not None:
+        print(f"Measuring an empty sample costs {fmt(empty * 1_000)} ns (median), that is "
+              f"{fmt(empty)} ns per operation of a 1,000-operation sample and "
+              f"{fmt(empty / 1_000)} ns per operation of a 1,000,000-operation sample.")
     missing = [f"{base} — {lib}" for _, _, _, rows, _ in WORKLOADS for _, base in rows for lib in LIBRARIES
                if f"{base} — {lib}" not in results and not (base.startswith("W2 created") and lib != "Tether")]
+    missing += [model_name(base, version) for _, _, _, base, rows, _, _, _ in MODEL_WORKLOADS
+                for version, _ in rows if model_name(base, version) not in results]
     if missing:
         print("Not measured in this run: " + "; ".join(missing))
 

@@ -4,6 +4,11 @@
 // Each workload is measured three ways in the same run: Tether, OpenCombine, and hand-written
 // closures (see HandWritten.swift). Names are "W<n> <what> — <Tether|OpenCombine|Hand>";
 // Benchmarks/summarize.py turns the results into the tables of docs/PERFORMANCE.md.
+//
+// The model workloads (W5a-W5d, W8: W5.swift, W8.swift, HandWrittenModels.swift) have more
+// versions: Tether with the Observation bridge on and off ("Tether (bridge on)", "Tether
+// (bridge off)"), hand-written, OpenCombine's CurrentValueSubject and @Published, and Swift's
+// Observation.
 import Benchmark
 
 let benchmarks: @Sendable () -> Void = {
@@ -20,6 +25,8 @@ let benchmarks: @Sendable () -> Void = {
     registerW3()
     registerW4()
     registerW7()
+    registerW5()
+    registerW8()
     registerTetherOperatorBenchmarks()
     registerCalibration()
 }
