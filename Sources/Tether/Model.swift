@@ -105,8 +105,8 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
 public enum ObservationBridge {
     /// Whether the bridge is on (process-wide).
     public static var isEnabled: Bool {
-        get { _observationBridgeEnabled.load(ordering: .relaxed) }
-        set { _observationBridgeEnabled.store(newValue, ordering: .relaxed) }
+        get { _TetherFlags.shared.bridgeEnabled }
+        set { _TetherFlags.shared.setBridge(newValue) }
     }
 }
 

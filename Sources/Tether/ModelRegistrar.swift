@@ -10,7 +10,7 @@ final class _SlotObserver: Sendable {
     @usableFromInline let onChange: @Sendable (Int, UnsafeRawPointer) -> Void
     @usableFromInline let onEnd: @Sendable () -> Void
 
-    @usableFromInline
+    @inlinable
     init(onChange: @escaping @Sendable (Int, UnsafeRawPointer) -> Void, onEnd: @escaping @Sendable () -> Void) {
         self.onChange = onChange
         self.onEnd = onEnd
@@ -20,11 +20,26 @@ final class _SlotObserver: Sendable {
 @usableFromInline
 struct _Slot {
     @usableFromInline var observers = _Bag<_SlotObserver>()
-    /// A notification of this slot is being delivered (on the model's thread).
-    @usableFromInline var delivering = false
-    /// The property changed again during delivery: deliver its current value once more.
-    @usableFromInline var dirty = false
     @usableFromInline init() {}
+}
+
+/// Whether a slot's notification is being delivered, on the model's thread.
+struct _Delivery {
+    /// A notification of this slot is being delivered.
+    var delivering = false
+    /// The property changed again during delivery: deliver its current value once more.
+    var dirty = false
+}
+
+/// State that only the model's owner thread touches.
+///
+/// Why `@unchecked Sendable` is safe: models are confined to their owner thread (see
+/// `ModelRegistrar.isOnOwnerThread`; bindings and observation subscriptions check it), and
+/// notifications run synchronously on the thread that writes the model, so `value` is only
+/// ever read and written by that one thread.
+final class _OwnerConfined<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// The per-instance machinery of a `@Model` object: who observes which property, the model's
@@ -44,6 +59,10 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline let observation = ObservationRegistrar()
     /// The thread the model belongs to (see `adopt(_:)`).
     @usableFromInline let owner = Atomic<UInt>(0)
+    /// The process-wide switches (see `_TetherFlags`), reached without a call.
+    @usableFromInline let flags = _TetherFlags.shared
+    /// Delivery state of each slot, touched only on the model's thread (see `notify`).
+    let delivery: _OwnerConfined<[_Delivery]>
     /// The model's row id in the store that holds it (0: not stored). Set by persistence.
     public let rowID = Atomic<Int64>(0)
 
@@ -52,6 +71,7 @@ public final class ModelRegistrar: Sendable {
     public init(propertyCount: Int) {
         self.propertyCount = propertyCount
         self.slots = _Locked(Array(repeating: _Slot(), count: propertyCount + 1))
+        self.delivery = _OwnerConfined(Array(repeating: _Delivery(), count: propertyCount + 1))
         owner.store(_currentThreadID(), ordering: .relaxed)
     }
 
@@ -77,8 +97,7 @@ public final class ModelRegistrar: Sendable {
     @inlinable @inline(__always)
     func needsNotification(_ index: Int) -> Bool {
         watched.load(ordering: .relaxed) & Self.mask(for: index) != 0
-            || _activeTransactions.load(ordering: .relaxed) != 0
-            || _observationBridgeEnabled.load(ordering: .relaxed)
+            || flags.writes.load(ordering: .relaxed) != 0
     }
 
     // MARK: Called by generated getters and setters
@@ -86,18 +105,16 @@ public final class ModelRegistrar: Sendable {
     /// Reports a read of property `index` (for dependency tracking and Observation).
     @inlinable @inline(__always)
     public func access<M: Model, V>(_ model: M, index: Int, _ keyPath: @autoclosure () -> KeyPath<M, V>) {
-        if _activeTracking.load(ordering: .relaxed) == 0, !_observationBridgeEnabled.load(ordering: .relaxed) {
-            return
-        }
+        if flags.reads.load(ordering: .relaxed) == 0 { return }
         _accessSlow(model, index: index, keyPath())
     }
 
     @usableFromInline
     func _accessSlow<M: Model, V>(_ model: M, index: Int, _ keyPath: KeyPath<M, V>) {
-        if _observationBridgeEnabled.load(ordering: .relaxed) {
+        if flags.bridgeEnabled {
             observation.access(model, keyPath: keyPath)
         }
-        if _activeTracking.load(ordering: .relaxed) != 0, let recorder = _ThreadContext.existing?.recorders.last {
+        if flags.trackingActive, let recorder = _ThreadContext.existing?.recorders.last {
             recorder.record(self, index)
         }
     }
@@ -124,7 +141,7 @@ public final class ModelRegistrar: Sendable {
 
     @usableFromInline
     func _willSetSlow<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V>) {
-        if _observationBridgeEnabled.load(ordering: .relaxed) {
+        if flags.bridgeEnabled {
             observation.willSet(model, keyPath: keyPath)
         }
     }
@@ -138,10 +155,10 @@ public final class ModelRegistrar: Sendable {
 
     @usableFromInline
     func _didSetSlow<M: Model, V>(_ model: M, index: Int, value: V, _ keyPath: KeyPath<M, V>) {
-        if _observationBridgeEnabled.load(ordering: .relaxed) {
+        if flags.bridgeEnabled {
             observation.didSet(model, keyPath: keyPath)
         }
-        if _activeTransactions.load(ordering: .relaxed) != 0, let context = _ThreadContext.existing,
+        if flags.transactionsOpen, let context = _ThreadContext.existing,
            context.transactionDepth > 0 {
             let id = ObjectIdentifier(self)
             if !context.transactionChanges.contains(where: { $0.registrar == id && $0.index == index }) {
@@ -151,6 +168,8 @@ public final class ModelRegistrar: Sendable {
             }
             return
         }
+        // Nobody observes this property (the write came here for the bridge): nothing to do.
+        guard watched.load(ordering: .relaxed) & Self.mask(for: index) != 0 else { return }
         notify(model, index: index, value: value, keyPath: keyPath)
     }
 
@@ -159,38 +178,33 @@ public final class ModelRegistrar: Sendable {
     /// with the property's value at that time (never re-entrantly, so observers see values in
     /// the order they were set).
     func notify<M: Model, V>(_ model: M, index: Int, value: V, keyPath: KeyPath<M, V>) {
-        typealias Entries = ContiguousArray<_Bag<_SlotObserver>.Entry>
-        var snapshot = slots.withLock { slots -> (Entries, Entries)? in
-            if slots[index].delivering {
-                slots[index].dirty = true
-                return nil
-            }
-            slots[index].delivering = true
-            return (slots[index].observers.entries, slots[anySlot].observers.entries)
+        // Deliveries run on the model's thread, so the delivering/dirty flags need no lock; the
+        // observer lists do (observers may be removed from any thread): one lock per delivery.
+        if delivery.value[index].delivering {
+            delivery.value[index].dirty = true
+            return
         }
+        delivery.value[index].delivering = true
         var value = value
-        while let (own, all) = snapshot {
+        while true {
+            let (own, all) = slots.withLock { slots in (slots[index].observers.entries, slots[anySlot].observers.entries) }
             withUnsafePointer(to: value) { pointer in
                 let raw = UnsafeRawPointer(pointer)
                 for entry in own { entry.element?.onChange(index, raw) }
                 for entry in all { entry.element?.onChange(index, raw) }
             }
-            snapshot = slots.withLock { slots -> (Entries, Entries)? in
-                guard slots[index].dirty else {
-                    slots[index].delivering = false
-                    return nil
-                }
-                slots[index].dirty = false
-                return (slots[index].observers.entries, slots[anySlot].observers.entries)
-            }
-            if snapshot != nil { value = model[keyPath: keyPath] }
+            guard delivery.value[index].dirty else { break }
+            delivery.value[index].dirty = false
+            value = model[keyPath: keyPath]
         }
+        delivery.value[index].delivering = false
     }
 
     // MARK: Observers
 
     /// Adds an observer of property `index` (or of every property, for `nil`), returning the
     /// disposable that removes it.
+    @usableFromInline
     func addObserver(index: Int?, _ observer: _SlotObserver) -> any Disposable {
         let slot = index ?? anySlot
         let token = slots.withLock { slots -> UInt64 in

@@ -5,9 +5,10 @@
 /// owner thread: observation subscriptions and bindings check `ModelRegistrar.isOnOwnerThread`
 /// before touching it (see `observe(_:_:)` and `bind(_:to:_:)`), and notifications run
 /// synchronously on the thread that changed the model.
+@usableFromInline
 final class _WeakModel<M: AnyObject>: @unchecked Sendable {
-    weak var model: M?
-    init(_ model: M) { self.model = model }
+    @usableFromInline weak var model: M?
+    @inlinable init(_ model: M) { self.model = model }
 }
 
 /// The signal of one property of a model (ReactiveCocoa's `RACObserve`): sends the current value
@@ -25,8 +26,10 @@ final class _WeakModel<M: AnyObject>: @unchecked Sendable {
 /// ```
 ///
 /// Subscribe on the model's thread (the thread that created it, or that `adopt(_:)`ed it).
+@inlinable
 public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
-    _observe(model, keyPath, isEqual: ==)
+    if let index = M._$schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
+    return _observeComputed(model, keyPath, isEqual: ==)
 }
 
 /// The signal of one property of a model whose values are not `Equatable`: like the
@@ -35,31 +38,44 @@ public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V>
 /// ```swift
 /// observe(order, \.lines).subscribe(next: { render($0) })
 /// ```
+@inlinable
 public func observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
-    _observe(model, keyPath, isEqual: nil)
+    if let index = M._$schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
+    return _observeComputed(model, keyPath, isEqual: nil)
 }
 
-func _observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, isEqual: ((V, V) -> Bool)?) -> Signal<V, Never> {
+/// The signal of a tracked stored property. Inlinable so that the per-change closure is
+/// specialised for the value type in the caller's module (no generic metadata lookups per change).
+@inlinable
+func _observeStored<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, index: Int) -> Signal<V, Never> {
+    let box = _WeakModel(model)
+    return Signal(_unchecked: { sink, lifetime in
+        guard let model = box.model else {
+            sink(.completed)
+            return
+        }
+        _checkOwner(model._$registrar, M.self, keyPath)
+        let observer = _SlotObserver(
+            onChange: { _, pointer in sink(.next(pointer.assumingMemoryBound(to: V.self).pointee)) },
+            onEnd: { sink(.completed) }
+        )
+        lifetime.add(model._$registrar.addObserver(index: index, observer))
+        sink(.next(model[keyPath: keyPath]))
+    })
+}
+
+@usableFromInline
+func _checkOwner(_ registrar: ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKeyPath) {
+    precondition(
+        registrar.isOnOwnerThread,
+        "Tether: observe(\(type), \(keyPath)) subscribed off the model's thread; subscribe on its thread or adopt(_:) it"
+    )
+}
+
+@usableFromInline
+func _observeComputed<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, isEqual: ((V, V) -> Bool)?) -> Signal<V, Never> {
     let box = _WeakModel(model)
     let isEqual = _UncheckedSendable(isEqual)
-    if let index = M._$schema.index(of: keyPath) {
-        return Signal(_unchecked: { sink, lifetime in
-            guard let model = box.model else {
-                sink(.completed)
-                return
-            }
-            precondition(
-                model._$registrar.isOnOwnerThread,
-                "Tether: observe(\(M.self), \(keyPath)) subscribed off the model's thread; subscribe on its thread or adopt(_:) it"
-            )
-            let observer = _SlotObserver(
-                onChange: { _, pointer in sink(.next(pointer.assumingMemoryBound(to: V.self).pointee)) },
-                onEnd: { sink(.completed) }
-            )
-            lifetime.add(model._$registrar.addObserver(index: index, observer))
-            sink(.next(model[keyPath: keyPath]))
-        })
-    }
     return Signal(_unchecked: { sink, lifetime in
         guard let model = box.model else {
             sink(.completed)
@@ -133,44 +149,54 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
         if !_ThreadContext.current.deferRecompute(self) { recompute() }
     }
 
+    private let recorder = _DependencyRecorder()
+
     func recompute() {
         guard let model else { return }
         let keyPath = self.keyPath
-        let (value, read) = _DependencyRecorder.track { model[keyPath: keyPath] }
-        updateDependencies(read)
+        let value = recorder.track { model[keyPath: keyPath] }
+        updateDependencies()
         if let last, let isEqual, isEqual(last, value) { return }
         last = value
         sink(.next(value))
     }
 
-    private func updateDependencies(_ read: [(registrar: ModelRegistrar, index: Int)]) {
-        // Keep the dependencies still read, observe the new ones, drop the rest.
-        let current = dependencies.withLock { $0 } ?? []
-        if dependencies.withLock({ $0 == nil }) { return }   // cancelled
+    /// Keeps the dependencies still read, observes the new ones, drops the rest. When the getter
+    /// read the same properties as last time (the common case), nothing is allocated.
+    private func updateDependencies() {
+        defer { recorder.clear() }
+        let registrars = recorder.registrars
+        let indices = recorder.indices
+        let unchanged = dependencies.withLock { dependencies -> Bool in
+            guard let dependencies else { return true }   // cancelled: nothing to update
+            guard dependencies.count == indices.count else { return false }
+            for position in indices.indices {
+                let dependency = dependencies[position]
+                if dependency.index != indices[position]
+                    || dependency.registrar != ObjectIdentifier(registrars[position]) { return false }
+            }
+            return true
+        }
+        if unchanged { return }
+        // Rebuild the list in the order the getter read, reusing the observers still needed.
+        var current = dependencies.withLock { $0 } ?? []
         var kept: [Dependency] = []
-        var dropped: [Dependency] = []
-        var wanted = read
-        for dependency in current {
-            if let position = wanted.firstIndex(where: {
-                ObjectIdentifier($0.registrar) == dependency.registrar && $0.index == dependency.index
-            }) {
-                kept.append(dependency)
-                wanted.remove(at: position)
+        for (registrar, index) in zip(registrars, indices) {
+            if let position = current.firstIndex(where: { $0.registrar == ObjectIdentifier(registrar) && $0.index == index }) {
+                kept.append(current.remove(at: position))
             } else {
-                dropped.append(dependency)
+                let observer = _SlotObserver(
+                    onChange: { [weak self] _, _ in self?.dependencyChanged() },
+                    onEnd: {}
+                )
+                kept.append(Dependency(
+                    registrar: ObjectIdentifier(registrar),
+                    index: index,
+                    removal: registrar.addObserver(index: index, observer)
+                ))
             }
         }
-        for (registrar, index) in wanted {
-            let observer = _SlotObserver(
-                onChange: { [weak self] _, _ in self?.dependencyChanged() },
-                onEnd: {}
-            )
-            kept.append(Dependency(
-                registrar: ObjectIdentifier(registrar),
-                index: index,
-                removal: registrar.addObserver(index: index, observer)
-            ))
-        }
+        let dropped = current
         let cancelled = dependencies.withLock { dependencies -> Bool in
             guard dependencies != nil else { return true }
             dependencies = kept

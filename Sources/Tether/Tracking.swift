@@ -6,18 +6,38 @@ import Glibc
 import Darwin
 #endif
 
-// Process-wide switches read on the fast paths of tracked properties. Each is one relaxed atomic
-// load: reads and writes of tracked properties stay cheap while nothing is tracking.
+/// Process-wide switches read on the fast paths of tracked properties.
+///
+/// Each registrar keeps a reference to the one instance, so a getter or setter reads a switch with
+/// two loads and no call (a global would be reached through an accessor call from other
+/// modules). While nothing is tracking, no transaction is open and the Observation bridge is off,
+/// a read or write of a tracked property costs one relaxed atomic load more than a plain one.
+@usableFromInline
+final class _TetherFlags: Sendable {
+    /// Bit 0: the Observation bridge is on. Above it: twice the number of dependency-tracking
+    /// evaluations running, on any thread. Non-zero: a read must report itself.
+    @usableFromInline let reads = Atomic<Int>(1)
+    /// Bit 0: the Observation bridge is on. Above it: twice the number of open transactions, on
+    /// any thread. Non-zero: a write must look further than its own observers.
+    @usableFromInline let writes = Atomic<Int>(1)
 
-/// Whether the Observation bridge is on (see `ObservationBridge`).
-@usableFromInline let _observationBridgeEnabled = Atomic<Bool>(true)
+    @usableFromInline static let shared = _TetherFlags()
 
-/// How many dependency-tracking evaluations are running, on any thread. While zero, a read of a
-/// tracked property skips the thread-local lookup altogether.
-@usableFromInline let _activeTracking = Atomic<Int>(0)
+    var bridgeEnabled: Bool { reads.load(ordering: .relaxed) & 1 != 0 }
 
-/// How many transactions are open, on any thread. While zero, a write never looks for one.
-@usableFromInline let _activeTransactions = Atomic<Int>(0)
+    func setBridge(_ enabled: Bool) {
+        if enabled {
+            reads.bitwiseOr(1, ordering: .relaxed)
+            writes.bitwiseOr(1, ordering: .relaxed)
+        } else {
+            reads.bitwiseAnd(~1, ordering: .relaxed)
+            writes.bitwiseAnd(~1, ordering: .relaxed)
+        }
+    }
+
+    var trackingActive: Bool { reads.load(ordering: .relaxed) > 1 }
+    var transactionsOpen: Bool { writes.load(ordering: .relaxed) > 1 }
+}
 
 /// What one thread is doing with models right now: dependency recorders (innermost last),
 /// the open transaction, and the computed observers waiting for the end of a batch.
@@ -91,31 +111,38 @@ protocol _Recomputable: AnyObject {
     func recompute()
 }
 
-/// Records which tracked properties a getter read.
+/// Records which tracked properties a getter read. A computed-property observer keeps one and
+/// reuses it for every recomputation (no allocation once its arrays have grown).
 final class _DependencyRecorder {
-    struct Dependency: Hashable {
-        let registrar: ObjectIdentifier
-        let index: Int
-    }
-    var dependencies: [(registrar: ModelRegistrar, index: Int)] = []
-    var seen: Set<Dependency> = []
+    private(set) var registrars: [ModelRegistrar] = []
+    private(set) var indices: [Int] = []
 
     func record(_ registrar: ModelRegistrar, _ index: Int) {
-        if seen.insert(Dependency(registrar: ObjectIdentifier(registrar), index: index)).inserted {
-            dependencies.append((registrar, index))
+        // Getters read few properties: a linear scan beats hashing.
+        for position in indices.indices where indices[position] == index && registrars[position] === registrar {
+            return
         }
+        registrars.append(registrar)
+        indices.append(index)
     }
 
-    /// Evaluates `body` and returns its result with the tracked properties it read.
-    static func track<R>(_ body: () -> R) -> (R, [(registrar: ModelRegistrar, index: Int)]) {
-        let recorder = _DependencyRecorder()
+    /// Evaluates `body` and records the tracked properties it reads (replacing what was recorded).
+    func track<R>(_ body: () -> R) -> R {
+        registrars.removeAll(keepingCapacity: true)
+        indices.removeAll(keepingCapacity: true)
         let context = _ThreadContext.current
-        context.recorders.append(recorder)
-        _activeTracking.add(1, ordering: .relaxed)
+        context.recorders.append(self)
+        _TetherFlags.shared.reads.add(2, ordering: .relaxed)
         let result = body()
-        _activeTracking.subtract(1, ordering: .relaxed)
+        _TetherFlags.shared.reads.subtract(2, ordering: .relaxed)
         context.recorders.removeLast()
-        return (result, recorder.dependencies)
+        return result
+    }
+
+    /// Forgets the registrars it holds (so they are not kept alive between recomputations).
+    func clear() {
+        registrars.removeAll(keepingCapacity: true)
+        indices.removeAll(keepingCapacity: true)
     }
 }
 
@@ -140,9 +167,9 @@ struct _RecordedChange {
 public func transaction<R>(_ body: () throws -> R) rethrows -> R {
     let context = _ThreadContext.current
     context.transactionDepth += 1
-    _activeTransactions.add(1, ordering: .relaxed)
+    _TetherFlags.shared.writes.add(2, ordering: .relaxed)
     defer {
-        _activeTransactions.subtract(1, ordering: .relaxed)
+        _TetherFlags.shared.writes.subtract(2, ordering: .relaxed)
         context.transactionDepth -= 1
         if context.transactionDepth == 0 {
             let changes = context.transactionChanges

@@ -53,7 +53,7 @@ struct ModelMacroIntegrationTests {
         quantity.set(invoice, 7)
         #expect(quantity.get(invoice) as? Int == 7)
         #expect(quantities.values == [1, 7], "a write through the schema notifies like any write")
-        Invoice._$schema.properties[3].set(invoice, Double?.some(0.25))
+        Invoice._$schema.properties[3].set(invoice, Double?.some(0.25) as Any)
         #expect(invoice.discount == 0.25)
     }
 
