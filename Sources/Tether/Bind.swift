@@ -109,7 +109,15 @@ func _bind<M: Model, Input, V, F: Error>(
     let box = _WeakModel(model)
     let registrarBox = _WeakModel(model._$registrar)
     let modelName = String(describing: M.self)
-    let propertyName = M._$schema.properties.first { $0.keyPath == keyPath }?.name ?? "\(keyPath)"
+    let property = M._$schema.properties.first { $0.keyPath == keyPath }
+    let propertyName = property?.name ?? "\(keyPath)"
+    // A tracked property's generated setter is a direct call; a key-path write is much slower.
+    let assign: @Sendable (M, V) -> Void
+    if let setter = property?.setter(as: V.self) {
+        assign = setter
+    } else {
+        assign = { model, value in model[keyPath: keyPath] = value }
+    }
     let report: @Sendable (BindingError) -> Void = onError ?? { BindingDiagnostics.report($0) }
     let binding = SerialDisposable()
 
@@ -138,7 +146,7 @@ func _bind<M: Model, Input, V, F: Error>(
                 report(.wrongThread(model: modelName, property: propertyName))
                 return
             }
-            model[keyPath: keyPath] = convert(value)
+            assign(model, convert(value))
         },
         error: { error in
             binding.dispose()

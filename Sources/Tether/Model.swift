@@ -68,45 +68,50 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
     /// (anything else is a programming error and traps with a message).
     public let set: @Sendable (Root, Any) -> Void
 
-    /// Creates a property description (called by code that `@Model` generates).
-    public init<Value>(name: String, index: Int, keyPath: KeyPath<Root, Value> & Sendable, transient: Bool) {
+    /// The property's setter, typed: a `@Sendable (Root, Value) -> Void` (see `setter(as:)`).
+    private let typedSet: any Sendable
+
+    /// Creates a property description (called by code that `@Model` generates): `set` assigns
+    /// the property directly, which is much faster than writing through the key path.
+    public init<Value>(
+        name: String,
+        index: Int,
+        keyPath: KeyPath<Root, Value> & Sendable,
+        transient: Bool,
+        set: @escaping @Sendable (Root, Value) -> Void
+    ) {
         self.name = name
         self.index = index
         self.keyPath = keyPath
         self.valueType = Value.self
         self.isTransient = transient
         self.get = { root in root[keyPath: keyPath] }
+        self.typedSet = set
         let name = name
-        if let writable = keyPath as? ReferenceWritableKeyPath<Root, Value> {
-            let writable = _SendableKeyPath(writable)
-            self.set = { root, value in
-                guard let value = value as? Value else {
-                    preconditionFailure("Tether: \(Root.self).\(name) takes \(Value.self), not \(type(of: value))")
-                }
-                root[keyPath: writable.keyPath] = value
+        self.set = { root, value in
+            guard let value = value as? Value else {
+                preconditionFailure("Tether: \(Root.self).\(name) takes \(Value.self), not \(type(of: value))")
             }
-        } else {
-            self.set = { _, _ in preconditionFailure("Tether: \(Root.self).\(name) is read-only") }
+            set(root, value)
         }
     }
-}
 
-/// Whether reads and writes of `@Model` properties are reported to Swift's Observation
-/// (`withObservationTracking`, `Observations`). On by default.
-///
-/// Observation's registrar takes a lock and hashes the key path on every write (about 30 ns
-/// here, see docs/PERFORMANCE.md); Tether's own observers do not need it. An app that never
-/// uses Observation can switch the bridge off once, at start-up, to make writes nearly as cheap
-/// as plain stored properties.
-///
-/// ```swift
-/// ObservationBridge.isEnabled = false   // this app observes models only through Tether
-/// ```
-public enum ObservationBridge {
-    /// Whether the bridge is on (process-wide).
-    public static var isEnabled: Bool {
-        get { _TetherFlags.shared.bridgeEnabled }
-        set { _TetherFlags.shared.setBridge(newValue) }
+    /// Creates a property description without a direct setter: writes go through the key path
+    /// (for hand-written conformances).
+    public init<Value>(name: String, index: Int, keyPath: KeyPath<Root, Value> & Sendable, transient: Bool) {
+        let set: @Sendable (Root, Value) -> Void
+        if let writable = keyPath as? ReferenceWritableKeyPath<Root, Value> {
+            let writable = _SendableKeyPath(writable)
+            set = { root, value in root[keyPath: writable.keyPath] = value }
+        } else {
+            set = { _, _ in preconditionFailure("Tether: \(Root.self).\(name) is read-only") }
+        }
+        self.init(name: name, index: index, keyPath: keyPath, transient: transient, set: set)
+    }
+
+    /// The property's setter as a typed function, if the property holds `Value`.
+    public func setter<Value>(as _: Value.Type = Value.self) -> (@Sendable (Root, Value) -> Void)? {
+        typedSet as? @Sendable (Root, Value) -> Void
     }
 }
 

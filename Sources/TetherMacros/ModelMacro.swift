@@ -105,7 +105,8 @@ extension ModelMacro {
                 expression: ExprSyntax(
                     """
                     Tether.ModelProperty(name: \(literal: property.name), index: \(literal: index), \
-                    keyPath: \\\(raw: typeName).\(raw: property.identifier), transient: \(literal: property.isTransient))
+                    keyPath: \\\(raw: typeName).\(raw: property.identifier), transient: \(literal: property.isTransient), \
+                    set: { $0.\(raw: property.identifier) = $1 })
                     """
                 ),
                 trailingComma: .commaToken()

@@ -137,7 +137,9 @@ final class ModelDiagnosticsTests: XCTestCase {
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
 
                 static let _$schema = Tether.ModelSchema<Invoice>(name: "Invoice", properties: [
-                    Tether.ModelProperty(name: "customer", index: 0, keyPath: \Invoice.customer, transient: false),
+                    Tether.ModelProperty(name: "customer", index: 0, keyPath: \Invoice.customer, transient: false, set: {
+                                $0.customer = $1
+                            }),
                 ])
             }
 
@@ -187,7 +189,9 @@ final class ModelDiagnosticsTests: XCTestCase {
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
 
                 static let _$schema = Tether.ModelSchema<Screen>(name: "Screen", properties: [
-                    Tether.ModelProperty(name: "title", index: 0, keyPath: \Screen.title, transient: false),
+                    Tether.ModelProperty(name: "title", index: 0, keyPath: \Screen.title, transient: false, set: {
+                                $0.title = $1
+                            }),
                 ])
             }
 
@@ -226,7 +230,9 @@ final class ModelDiagnosticsTests: XCTestCase {
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
 
                 static let _$schema = Tether.ModelSchema<Pair>(name: "Pair", properties: [
-                    Tether.ModelProperty(name: "e", index: 0, keyPath: \Pair.e, transient: false),
+                    Tether.ModelProperty(name: "e", index: 0, keyPath: \Pair.e, transient: false, set: {
+                                $0.e = $1
+                            }),
                 ])
             }
 

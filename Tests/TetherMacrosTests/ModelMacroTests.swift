@@ -38,10 +38,18 @@ final class ModelMacroTests: XCTestCase {
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 4)
 
                 static let _$schema = Tether.ModelSchema<Invoice>(name: "Invoice", properties: [
-                    Tether.ModelProperty(name: "customer", index: 0, keyPath: \Invoice.customer, transient: false),
-                    Tether.ModelProperty(name: "quantity", index: 1, keyPath: \Invoice.quantity, transient: false),
-                    Tether.ModelProperty(name: "discount", index: 2, keyPath: \Invoice.discount, transient: false),
-                    Tether.ModelProperty(name: "draftNote", index: 3, keyPath: \Invoice.draftNote, transient: true),
+                    Tether.ModelProperty(name: "customer", index: 0, keyPath: \Invoice.customer, transient: false, set: {
+                                $0.customer = $1
+                            }),
+                    Tether.ModelProperty(name: "quantity", index: 1, keyPath: \Invoice.quantity, transient: false, set: {
+                                $0.quantity = $1
+                            }),
+                    Tether.ModelProperty(name: "discount", index: 2, keyPath: \Invoice.discount, transient: false, set: {
+                                $0.discount = $1
+                            }),
+                    Tether.ModelProperty(name: "draftNote", index: 3, keyPath: \Invoice.draftNote, transient: true, set: {
+                                $0.draftNote = $1
+                            }),
                 ])
             }
 
@@ -83,8 +91,12 @@ final class ModelMacroTests: XCTestCase {
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 2)
 
                 static let _$schema = Tether.ModelSchema<Person>(name: "Person", properties: [
-                    Tether.ModelProperty(name: "name", index: 0, keyPath: \Person.name, transient: false),
-                    Tether.ModelProperty(name: "age", index: 1, keyPath: \Person.age, transient: false),
+                    Tether.ModelProperty(name: "name", index: 0, keyPath: \Person.name, transient: false, set: {
+                                $0.name = $1
+                            }),
+                    Tether.ModelProperty(name: "age", index: 1, keyPath: \Person.age, transient: false, set: {
+                                $0.age = $1
+                            }),
                 ])
             }
 
@@ -122,10 +134,18 @@ final class ModelMacroTests: XCTestCase {
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 4)
 
                 static let _$schema = Tether.ModelSchema<Tagged>(name: "Tagged", properties: [
-                    Tether.ModelProperty(name: "note", index: 0, keyPath: \Tagged.note, transient: false),
-                    Tether.ModelProperty(name: "discount", index: 1, keyPath: \Tagged.discount, transient: false),
-                    Tether.ModelProperty(name: "tags", index: 2, keyPath: \Tagged.tags, transient: false),
-                    Tether.ModelProperty(name: "scores", index: 3, keyPath: \Tagged.scores, transient: false),
+                    Tether.ModelProperty(name: "note", index: 0, keyPath: \Tagged.note, transient: false, set: {
+                                $0.note = $1
+                            }),
+                    Tether.ModelProperty(name: "discount", index: 1, keyPath: \Tagged.discount, transient: false, set: {
+                                $0.discount = $1
+                            }),
+                    Tether.ModelProperty(name: "tags", index: 2, keyPath: \Tagged.tags, transient: false, set: {
+                                $0.tags = $1
+                            }),
+                    Tether.ModelProperty(name: "scores", index: 3, keyPath: \Tagged.scores, transient: false, set: {
+                                $0.scores = $1
+                            }),
                 ])
             }
 
@@ -157,8 +177,12 @@ final class ModelMacroTests: XCTestCase {
                 @Tether.ModelIgnored public let _$registrar = Tether.ModelRegistrar(propertyCount: 2)
 
                 public static let _$schema = Tether.ModelSchema<Account>(name: "Account", properties: [
-                    Tether.ModelProperty(name: "owner", index: 0, keyPath: \Account.owner, transient: false),
-                    Tether.ModelProperty(name: "secret", index: 1, keyPath: \Account.secret, transient: false),
+                    Tether.ModelProperty(name: "owner", index: 0, keyPath: \Account.owner, transient: false, set: {
+                                $0.owner = $1
+                            }),
+                    Tether.ModelProperty(name: "secret", index: 1, keyPath: \Account.secret, transient: false, set: {
+                                $0.secret = $1
+                            }),
                 ])
             }
 
@@ -190,7 +214,9 @@ final class ModelMacroTests: XCTestCase {
                 @Tether.ModelIgnored package let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
 
                 package static let _$schema = Tether.ModelSchema<Shared>(name: "Shared", properties: [
-                    Tether.ModelProperty(name: "value", index: 0, keyPath: \Shared.value, transient: false),
+                    Tether.ModelProperty(name: "value", index: 0, keyPath: \Shared.value, transient: false, set: {
+                                $0.value = $1
+                            }),
                 ])
             }
             private final class Hidden {
@@ -200,7 +226,9 @@ final class ModelMacroTests: XCTestCase {
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
 
                 static let _$schema = Tether.ModelSchema<Hidden>(name: "Hidden", properties: [
-                    Tether.ModelProperty(name: "value", index: 0, keyPath: \Hidden.value, transient: false),
+                    Tether.ModelProperty(name: "value", index: 0, keyPath: \Hidden.value, transient: false, set: {
+                                $0.value = $1
+                            }),
                 ])
             }
 
@@ -236,7 +264,9 @@ final class ModelMacroTests: XCTestCase {
                     @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
 
                     static let _$schema = Tether.ModelSchema<Item>(name: "Item", properties: [
-                        Tether.ModelProperty(name: "title", index: 0, keyPath: \Item.title, transient: false),
+                        Tether.ModelProperty(name: "title", index: 0, keyPath: \Item.title, transient: false, set: {
+                                    $0.title = $1
+                                }),
                     ])
                 }
             }
@@ -274,7 +304,9 @@ final class ModelMacroTests: XCTestCase {
 
                 static var _$schema: Tether.ModelSchema<Box> {
                     Tether.ModelSchema<Box>(name: "Box", properties: [
-                        Tether.ModelProperty(name: "value", index: 0, keyPath: \Box.value, transient: false),
+                        Tether.ModelProperty(name: "value", index: 0, keyPath: \Box.value, transient: false, set: {
+                                    $0.value = $1
+                                }),
                     ])
                 }
             }
@@ -333,7 +365,9 @@ final class ModelMacroTests: XCTestCase {
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
 
                 static let _$schema = Tether.ModelSchema<Counter>(name: "Counter", properties: [
-                    Tether.ModelProperty(name: "count", index: 0, keyPath: \Counter.count, transient: false),
+                    Tether.ModelProperty(name: "count", index: 0, keyPath: \Counter.count, transient: false, set: {
+                                $0.count = $1
+                            }),
                 ])
             }
             """#,
@@ -405,7 +439,9 @@ final class ModelMacroTests: XCTestCase {
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
 
                 static let _$schema = Tether.ModelSchema<Settings>(name: "Settings", properties: [
-                    Tether.ModelProperty(name: "default", index: 0, keyPath: \Settings.`default`, transient: false),
+                    Tether.ModelProperty(name: "default", index: 0, keyPath: \Settings.`default`, transient: false, set: {
+                                $0.`default` = $1
+                            }),
                 ])
             }
 
@@ -444,9 +480,15 @@ final class ModelMacroTests: XCTestCase {
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 3)
 
                 static let _$schema = Tether.ModelSchema<Mixed>(name: "Mixed", properties: [
-                    Tether.ModelProperty(name: "draft", index: 0, keyPath: \Mixed.draft, transient: true),
-                    Tether.ModelProperty(name: "kept", index: 1, keyPath: \Mixed.kept, transient: false),
-                    Tether.ModelProperty(name: "last", index: 2, keyPath: \Mixed.last, transient: false),
+                    Tether.ModelProperty(name: "draft", index: 0, keyPath: \Mixed.draft, transient: true, set: {
+                                $0.draft = $1
+                            }),
+                    Tether.ModelProperty(name: "kept", index: 1, keyPath: \Mixed.kept, transient: false, set: {
+                                $0.kept = $1
+                            }),
+                    Tether.ModelProperty(name: "last", index: 2, keyPath: \Mixed.last, transient: false, set: {
+                                $0.last = $1
+                            }),
                 ])
             }
 
