@@ -24,11 +24,13 @@ struct _Slot {
 }
 
 /// Whether a slot's notification is being delivered, on the model's thread.
+@usableFromInline
 struct _Delivery {
     /// A notification of this slot is being delivered.
-    var delivering = false
+    @usableFromInline var delivering = false
     /// The property changed again during delivery: deliver its current value once more.
-    var dirty = false
+    @usableFromInline var dirty = false
+    @usableFromInline init() {}
 }
 
 /// State that only the model's owner thread touches.
@@ -37,9 +39,10 @@ struct _Delivery {
 /// `ModelRegistrar.isOnOwnerThread`; bindings and observation subscriptions check it), and
 /// notifications run synchronously on the thread that writes the model, so `value` is only
 /// ever read and written by that one thread.
+@usableFromInline
 final class _OwnerConfined<Value>: @unchecked Sendable {
-    var value: Value
-    init(_ value: Value) { self.value = value }
+    @usableFromInline var value: Value
+    @usableFromInline init(_ value: Value) { self.value = value }
 }
 
 /// The per-instance machinery of a `@Model` object: who observes which property, the model's
@@ -62,7 +65,7 @@ public final class ModelRegistrar: Sendable {
     /// The process-wide switches (see `_TetherFlags`), reached without a call.
     @usableFromInline let flags = _TetherFlags.shared
     /// Delivery state of each slot, touched only on the model's thread (see `notify`).
-    let delivery: _OwnerConfined<[_Delivery]>
+    @usableFromInline let delivery: _OwnerConfined<[_Delivery]>
     /// The model's row id in the store that holds it (0: not stored). Set by persistence.
     public let rowID = Atomic<Int64>(0)
 
@@ -150,7 +153,13 @@ public final class ModelRegistrar: Sendable {
     /// change for the end of the current transaction).
     @inlinable
     public func didSet<M: Model, V>(_ model: M, index: Int, to newValue: V, _ keyPath: @autoclosure () -> KeyPath<M, V>) {
-        _didSetSlow(model, index: index, value: newValue, keyPath())
+        if flags.writes.load(ordering: .relaxed) != 0 {
+            // The Observation bridge, or a transaction somewhere: the general path.
+            _didSetSlow(model, index: index, value: newValue, keyPath())
+            return
+        }
+        guard watched.load(ordering: .relaxed) & Self.mask(for: index) != 0 else { return }
+        notify(model, index: index, value: newValue, keyPath: keyPath())
     }
 
     @usableFromInline
@@ -177,7 +186,8 @@ public final class ModelRegistrar: Sendable {
     /// A change made by an observer during delivery is delivered after the current delivery,
     /// with the property's value at that time (never re-entrantly, so observers see values in
     /// the order they were set).
-    func notify<M: Model, V>(_ model: M, index: Int, value: V, keyPath: KeyPath<M, V>) {
+    @inlinable
+    func notify<M: Model, V>(_ model: M, index: Int, value: V, keyPath: @autoclosure () -> KeyPath<M, V>) {
         // Deliveries run on the model's thread, so the delivering/dirty flags need no lock; the
         // observer lists do (observers may be removed from any thread): one lock per delivery.
         if delivery.value[index].delivering {
@@ -195,7 +205,7 @@ public final class ModelRegistrar: Sendable {
             }
             guard delivery.value[index].dirty else { break }
             delivery.value[index].dirty = false
-            value = model[keyPath: keyPath]
+            value = model[keyPath: keyPath()]
         }
         delivery.value[index].delivering = false
     }
