@@ -115,6 +115,25 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
     }
 }
 
+/// Whether reads and writes of `@Model` properties are reported to Swift's Observation
+/// (`withObservationTracking`, `Observations`). On by default.
+///
+/// Observation's registrar takes a lock and hashes the key path on every write (about 30 ns
+/// here, see docs/PERFORMANCE.md); Tether's own observers do not need it. An app that never
+/// uses Observation can switch the bridge off once, at start-up, to make writes nearly as cheap
+/// as plain stored properties.
+///
+/// ```swift
+/// ObservationBridge.isEnabled = false   // this app observes models only through Tether
+/// ```
+public enum ObservationBridge {
+    /// Whether the bridge is on (process-wide).
+    public static var isEnabled: Bool {
+        get { _TetherFlags.shared.bridgeEnabled }
+        set { _TetherFlags.shared.setBridge(newValue) }
+    }
+}
+
 /// A key path obtained by casting a `Sendable` key path; key paths made from literals hold no
 /// mutable state, and the cast only recovers the writable type that the literal had.
 struct _SendableKeyPath<Root, Value>: @unchecked Sendable {

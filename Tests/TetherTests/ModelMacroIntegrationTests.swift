@@ -98,6 +98,16 @@ struct ModelMacroIntegrationTests {
         #expect(labels.values == ["Ada", "EXPRESS fragile", "EXPRESS rush", "Grace"])
     }
 
+    @Test func aModelIsObservable() {
+        func requiresObservable(_: some Observable) {}
+        requiresObservable(Invoice())
+    }
+}
+
+/// The Observation bridge is a process-wide switch: these tests run one at a time, and the one
+/// that turns it off turns it back on. No other test depends on it.
+@Suite("Observation interop", .serialized)
+struct ObservationInteropTests {
     @Test func observationTrackingIsNotifiedOfChanges() {
         let invoice = Invoice()
         let fired = Flag()
@@ -112,8 +122,21 @@ struct ModelMacroIntegrationTests {
         #expect(fired.isSet)
     }
 
-    @Test func aModelIsObservable() {
-        func requiresObservable(_: some Observable) {}
-        requiresObservable(Invoice())
+    @Test func withTheBridgeOffObservationIsNotToldButTetherObserversStillAre() {
+        #expect(ObservationBridge.isEnabled, "on by default")
+        ObservationBridge.isEnabled = false
+        defer { ObservationBridge.isEnabled = true }
+        let invoice = Invoice()
+        let fired = Flag()
+        withObservationTracking {
+            _ = invoice.quantity
+        } onChange: {
+            fired.set()
+        }
+        let quantities = Recorder<Int>()
+        quantities.record(observe(invoice, \.quantity))
+        invoice.quantity = 2
+        #expect(!fired.isSet)
+        #expect(quantities.values == [1, 2])
     }
 }
