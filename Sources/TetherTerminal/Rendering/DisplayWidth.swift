@@ -4,7 +4,10 @@
 ///
 /// Wide characters are those whose Unicode East_Asian_Width is W or F (a compact table of the
 /// ranges, Unicode 15.1) plus those with the `Emoji_Presentation` property. Ambiguous-width
-/// characters count as 1, as in terminals configured for Western locales.
+/// characters count as 1, as in terminals configured for Western locales. A flag (two regional
+/// indicators) takes 2. Checked against glibc 2.36's `wcwidth` over U+00A0...U+3FFFF: they
+/// agree on every character both know except nine (U+3248...U+324F, ambiguous width, which
+/// glibc makes wide, and U+1171E).
 ///
 /// ```swift
 /// DisplayWidth.of("abc")      // 3
@@ -20,7 +23,9 @@ public enum DisplayWidth {
         if value < 0xa0 { return 0 }
         if value < 0x300 { return 1 }  // Latin-1 and Latin Extended: fast path.
         if isZeroWidth(scalar) { return 0 }
-        if isWide(value) || (value >= 0x1f000 && scalar.properties.isEmojiPresentation) { return 2 }
+        if isWide(value) { return 2 }
+        // Regional indicators are narrow on their own; a pair (a flag) is one 2-column cluster.
+        if value >= 0x1f000 && !(0x1f1e6...0x1f1ff).contains(value) && scalar.properties.isEmojiPresentation { return 2 }
         return 1
     }
 
@@ -32,7 +37,11 @@ public enum DisplayWidth {
     /// DisplayWidth.of("中" as Character)   // 2
     /// ```
     public static func of(_ character: Character) -> Int {
-        for scalar in character.unicodeScalars {
+        let scalars = character.unicodeScalars
+        if let first = scalars.first, (0x1f1e6...0x1f1ff).contains(first.value) {
+            return min(2, scalars.count)  // a flag
+        }
+        for scalar in scalars {
             let width = of(scalar)
             if width > 0 { return width }
         }
@@ -62,7 +71,17 @@ public enum DisplayWidth {
         if (0x1160...0x11ff).contains(value) || (0xd7b0...0xd7ff).contains(value) { return true }
         if value == 0x200b { return true }  // zero width space
         switch scalar.properties.generalCategory {
-        case .nonspacingMark, .enclosingMark, .format: return value != 0x00ad  // soft hyphen shows
+        case .nonspacingMark, .enclosingMark: return true
+        case .format: return !isVisibleFormat(value)
+        default: return false
+        }
+    }
+
+    /// Format characters that terminals show: the soft hyphen and the prepended concatenation
+    /// marks (Arabic number signs and the like).
+    private static func isVisibleFormat(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x00ad, 0x0600...0x0605, 0x06dd, 0x070f, 0x0890...0x0891, 0x08e2, 0x110bd, 0x110cd: return true
         default: return false
         }
     }
@@ -81,8 +100,8 @@ public enum DisplayWidth {
         0x2e80...0x2e99, 0x2e9b...0x2ef3, 0x2f00...0x2fd5, 0x2ff0...0x303e,  // CJK radicals, symbols
         0x3041...0x3096, 0x3099...0x30ff,  // Hiragana, Katakana
         0x3105...0x312f, 0x3131...0x318e, 0x3190...0x31e3, 0x31ef...0x321e, 0x3220...0x3247,
-        0x3250...0x4dbf,  // enclosed CJK, CJK extension A
-        0x4e00...0xa48c, 0xa490...0xa4c6,  // CJK unified ideographs, Yi
+        0x3250...0xa48c,  // enclosed CJK, CJK extension A, Yijing hexagrams, CJK unified ideographs, Yi
+        0xa490...0xa4c6,
         0xa960...0xa97c,  // Hangul Jamo extended A
         0xac00...0xd7a3,  // Hangul syllables
         0xf900...0xfaff,  // CJK compatibility ideographs
