@@ -281,12 +281,13 @@ private var _context: UnsafeMutablePointer<_SignalContext> {
     UnsafeMutablePointer<_SignalContext>(bitPattern: _contextAddress).unsafelyUnwrapped
 }
 
-/// Async-signal-safe: sets the saved settings back and leaves the alternate screen.
+/// Async-signal-safe: leaves the alternate screen (written while output processing is still
+/// off, so the bytes go out as they are) and sets the saved settings back.
 private func _restoreTerminal() {
     let context = _context
+    _writeAll(context.pointee.output, context.pointee.leave, context.pointee.leaveCount)
     var saved = context.pointee.saved
     _ = tcsetattr(context.pointee.input, TCSANOW, &saved)
-    _writeAll(context.pointee.output, context.pointee.leave, context.pointee.leaveCount)
 }
 
 /// Async-signal-safe: raw mode and the alternate screen again (after SIGCONT).
@@ -430,8 +431,10 @@ enum _SignalRestore {
             atexit(_exitHook)
         }
 
+        // TCSANOW: keys typed before the app started are kept, and nothing waits for output
+        // to drain.
         var rawSettings = raw
-        guard tcsetattr(input, TCSAFLUSH, &rawSettings) == 0 else {
+        guard tcsetattr(input, TCSANOW, &rawSettings) == 0 else {
             let code = errno
             uninstall()
             throw TerminalError.systemCall("tcsetattr", errno: code)
