@@ -4,22 +4,27 @@
 /// The text is parsed on every edit. Valid text is sent through the channel as a value; invalid
 /// text (letters in a quantity) is kept as the user typed it, the field shows an inline error,
 /// and **nothing is sent**, so a bound model keeps its last valid value. Fixing the text sends
-/// the value and clears the error. Esc reverts the field to the value it had when the field got
-/// the focus (or at the last Enter), which is the model's value when no valid edit was made,
-/// and sends it if the model had changed meanwhile.
+/// the value and clears the error. Esc reverts the field to the model's value from before the
+/// edit (when the field got the focus, at the last Enter, or when the model last changed from
+/// elsewhere), clears the error, and sends that value if valid edits had changed the model.
+///
+/// A value arriving from the channel (another copy of the app, another record) replaces the
+/// text, except invalid text that the user is typing in the focused field: that draft is kept,
+/// so nothing the user typed is thrown away, and Esc then returns to the new value.
 ///
 /// ```swift
 /// let quantity = NumberField<Int>.integer("Quantity", range: 0...10_000)
-/// bind(channel(invoice, \.quantity), quantity.channel.following)
+/// quantity.bind(to: channel(invoice, \.quantity))
 /// quantity.handle(.character("x"))   // quantity.error == "not a whole number"; invoice unchanged
 /// ```
+///
+/// As with `TextField`, `bind(to:)` may be called again to show another record; binding
+/// `channel.following` yourself suits a field bound once for its life.
 ///
 /// Parsing is locale-independent (see `NumberText`): "12.5", never "12,5".
 public final class NumberField<Value: Equatable & Sendable>: Widget {
     /// The label shown before the box.
     public let label: String?
-    /// The field's channel of values: the field is at `leading`; bind `following` to a model.
-    public let channel: Channel<Value>
     /// The box's width in columns (nil: 20, clamped to the space available).
     public let width: Int?
 
@@ -34,12 +39,16 @@ public final class NumberField<Value: Equatable & Sendable>: Widget {
         var value: Value?
         /// What Esc returns to.
         var original: Value?
-        /// Whether the user edited since the field got the focus or confirmed.
-        var isDirty = false
+        /// Whether the field has the focus.
+        var isFocused = false
+        var channel: Channel<Value>
     }
 
     private let state: _Locked<State>
-    private let subscription: any Disposable
+    /// The subscription to the current channel's `leading` end.
+    private let subscription = SerialDisposable()
+    /// The binding made by `bind(to:)`.
+    private let binding = SerialDisposable()
 
     /// Creates a field for any value: `parse` turns text into a value or an `InvalidInput`
     /// (whose message the field shows), `format` turns a value into text. `format`'s output must
@@ -62,24 +71,59 @@ public final class NumberField<Value: Equatable & Sendable>: Widget {
         self.parse = parse
         self.format = format
         let channel = Channel<Value>()
-        self.channel = channel
-        let state = _Locked(State(editor: TextEditor(text: value.map(format) ?? ""), value: value, original: value))
-        self.state = state
-        subscription = channel.leading.signal.subscribe(next: { value in
+        state = _Locked(State(editor: TextEditor(text: value.map(format) ?? ""), value: value, original: value, channel: channel))
+        attach(channel)
+    }
+
+    deinit {
+        binding.dispose()
+        subscription.dispose()
+    }
+
+    /// The field's current channel of values: the field is at `leading`; `following` is for
+    /// the model.
+    public var channel: Channel<Value> { state.withLock { $0.channel } }
+
+    /// Binds the field to a model property (or any channel terminal), ending the binding a
+    /// previous call made and dropping any invalid draft. The terminal's current value is
+    /// shown at once; valid edits flow back.
+    ///
+    /// ```swift
+    /// quantity.bind(to: channel(invoice, \.quantity))
+    /// ```
+    @discardableResult
+    public func bind(to terminal: ChannelTerminal<Value>) -> any Disposable {
+        binding.inner = nil
+        let channel = Channel<Value>()
+        state.withLock { state in
+            state.channel = channel
+            state.error = nil
+        }
+        attach(channel)
+        let newBinding = Tether.bind(terminal, channel.following)
+        binding.inner = newBinding
+        return newBinding
+    }
+
+    /// Shows the values arriving at `channel.leading` from now on.
+    private func attach(_ channel: Channel<Value>) {
+        let state = self.state
+        let parse = self.parse
+        let format = self.format
+        subscription.inner = channel.leading.signal.subscribe(next: { value in
             state.withLock { state in
+                // Values of a channel that was replaced are not shown.
+                guard state.channel === channel else { return }
                 state.value = value
-                if !state.isDirty { state.original = value }
-                // Invalid text is the user's draft: keep it. Valid text that already means
-                // this value keeps the user's spelling ("12.50").
-                guard state.error == nil else { return }
+                state.original = value
+                // Invalid text the user is typing is a draft: keep it.
+                if state.error != nil && state.isFocused { return }
+                state.error = nil
+                // Valid text that already means this value keeps the user's spelling ("12.50").
                 if case .success(let shown) = parse(state.editor.text), shown == value { return }
                 state.editor.setText(format(value))
             }
         })
-    }
-
-    deinit {
-        subscription.dispose()
     }
 
     /// The text shown (valid or not).
@@ -100,59 +144,69 @@ public final class NumberField<Value: Equatable & Sendable>: Widget {
     /// Edits the text like a `TextField`; each edit is parsed and, if valid and different from
     /// the last value, sent. Enter confirms (when the text is valid); Esc reverts.
     public func handle(_ key: Key) -> KeyResult {
-        let parse = self.parse
-        let format = self.format
-        let (result, send): (KeyResult, Value?) = state.withLock { state in
-            switch key {
-            case .enter:
-                if state.error == nil {
-                    state.original = state.value
-                    state.isDirty = false
-                }
-                return (.handled, nil)
-            case .escape:
-                state.isDirty = false
-                state.error = nil
-                guard let original = state.original else {
-                    state.editor.setText("")
-                    return (.handled, nil)
-                }
-                state.editor.setText(format(original))
-                guard state.value != original else { return (.handled, nil) }
-                state.value = original
-                return (.handled, original)
-            default:
+        switch key {
+        case .escape:
+            revert()
+            return .handled
+        case .enter:
+            state.withLock { state in
+                if state.error == nil { state.original = state.value }
+            }
+            return .handled
+        default:
+            let parse = self.parse
+            let (result, send): (KeyResult, (value: Value, channel: Channel<Value>)?) = state.withLock { state in
                 switch state.editor.apply(key) {
                 case .ignored: return (.ignored, nil)
                 case .moved: return (.handled, nil)
                 case .edited:
-                    state.isDirty = true
                     switch parse(state.editor.text) {
                     case .success(let value):
                         state.error = nil
                         guard value != state.value else { return (.handled, nil) }
                         state.value = value
-                        return (.handled, value)
+                        return (.handled, (value, state.channel))
                     case .failure(let invalid):
                         state.error = invalid.message
                         return (.handled, nil)
                     }
                 }
             }
+            // Sent after the lock is released: the model's observers may read this field.
+            if let send { send.channel.leading.sendNext(send.value) }
+            return result
         }
-        // Sent after the lock is released: the model's observers may read this field.
-        if let send { channel.leading.sendNext(send) }
-        return result
+    }
+
+    /// Abandons the edit (what Esc does): clears the error, shows the value from before the
+    /// edit, and sends it if valid edits had changed the model.
+    ///
+    /// ```swift
+    /// quantity.revert()
+    /// ```
+    public func revert() {
+        let format = self.format
+        let send: (value: Value, channel: Channel<Value>)? = state.withLock { state in
+            state.error = nil
+            guard let original = state.original else {
+                state.editor.setText("")
+                return nil
+            }
+            state.editor.setText(format(original))
+            guard state.value != original else { return nil }
+            state.value = original
+            return (original, state.channel)
+        }
+        if let send { send.channel.leading.sendNext(send.value) }
     }
 
     /// Starts a new edit when the field gets the focus (unless it holds invalid text: then Esc
     /// still returns to the value from before that text).
     public func focusDidChange(_ isFocused: Bool) {
-        guard isFocused else { return }
         state.withLock { state in
-            guard state.error == nil else { return }
+            state.isFocused = isFocused
+            guard isFocused, state.error == nil else { return }
             state.original = state.value
-            state.isDirty = false
         }
     }
 

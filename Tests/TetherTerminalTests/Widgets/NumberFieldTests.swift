@@ -93,13 +93,72 @@ import TetherTerminal
         #expect(field.text == "1x")
         #expect(field.error == "not a whole number")
         #expect(field.value == 7)
-        // Esc returns to the value from before the edit; the model (at 7) is sent 1.
+        // Esc returns to the model's value, which is now 7: nothing to send.
         let sent = Recorder<Int>()
         let subscription = sent.record(field.channel.following.signal)
         _ = field.handle(.escape)
-        #expect(field.text == "1")
-        #expect(sent.values == [1])
+        #expect(field.text == "7")
+        #expect(field.error == nil)
+        #expect(sent.values == [])
         subscription.dispose()
+    }
+
+    @Test func aModelValueArrivingWhileUnfocusedReplacesAnInvalidDraft() {
+        let field = NumberField<Int>.integer("Qty", value: 1)
+        field.focusDidChange(true)
+        type("x", into: field)
+        field.focusDidChange(false)
+        // Another record is shown in the form: its value replaces the abandoned draft.
+        field.channel.following.sendNext(8)
+        #expect(field.text == "8")
+        #expect(field.error == nil)
+    }
+
+    @Test func switchingTheBoundModelDoesNotLeakTheOldValue() {
+        let first = TestInvoice()
+        first.quantity = 2
+        let second = TestInvoice()
+        second.quantity = 5
+        let field = NumberField<Int>.integer("Quantity")
+        field.bind(to: channel(first, \.quantity))
+        field.focusDidChange(true)
+        type("0x", into: field)
+        #expect(first.quantity == 20)
+        #expect(field.error != nil)
+        // Show the second record: its value replaces the first record's draft.
+        field.bind(to: channel(second, \.quantity))
+        #expect(field.text == "5")
+        #expect(field.error == nil)
+        #expect(second.quantity == 5)
+        _ = field.handle(.escape)
+        #expect(second.quantity == 5)
+        // The first binding ended: edits reach only the second record, and the first
+        // record's changes no longer reach the field.
+        type("1", into: field)
+        #expect(second.quantity == 51)
+        #expect(first.quantity == 20)
+        first.quantity = 99
+        #expect(field.text == "51")
+    }
+
+    @Test func freeingTheFieldEndsItsBinding() {
+        let values = BehaviorSubject<Int, Never>(3)
+        let terminal = ChannelTerminal<Int>(signal: values.signal) { values.sendNext($0) }
+        var field: NumberField<Int>? = NumberField<Int>.integer("Qty")
+        field?.bind(to: terminal)
+        #expect(field?.text == "3")
+        #expect(values.subscriberCount == 1)
+        field = nil
+        #expect(values.subscriberCount == 0)
+    }
+
+    @Test func revertIsWhatEscapeDoes() {
+        let field = NumberField<Double>.decimal("Price", value: 1.5)
+        field.focusDidChange(true)
+        type("x", into: field)
+        field.revert()
+        #expect(field.text == "1.5")
+        #expect(field.error == nil)
     }
 
     @Test func aModelValueArrivingWhileValidReplacesTheText() {

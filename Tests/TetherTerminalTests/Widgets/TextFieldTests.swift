@@ -74,6 +74,66 @@ import TetherTerminal
         #expect(field.text == "ab")
     }
 
+    @Test func aValueFromElsewhereEndsTheEdit() {
+        let field = TextField("Note", text: "a")
+        field.focusDidChange(true)
+        type("b", into: field)
+        // Another copy of the app changed the model: it wins, and Esc has nothing to revert.
+        field.channel.following.sendNext("remote")
+        #expect(field.text == "remote")
+        let sent = Recorder<String>()
+        let subscription = sent.record(field.channel.following.signal)
+        field.revert()
+        #expect(field.text == "remote")
+        #expect(sent.values == ["ab"])   // only the channel's replay of the last edit sent
+        subscription.dispose()
+    }
+
+    @Test func switchingTheBoundModelDoesNotLeakTheOldText() {
+        let first = TestInvoice()
+        first.customer = "Ada"
+        let second = TestInvoice()
+        second.customer = "Bob"
+        let field = TextField("Customer")
+        field.bind(to: channel(first, \.customer))
+        field.focusDidChange(true)
+        type("!", into: field)
+        #expect(first.customer == "Ada!")
+        field.bind(to: channel(second, \.customer))
+        #expect(field.text == "Bob")
+        #expect(second.customer == "Bob")
+        _ = field.handle(.escape)
+        #expect(second.customer == "Bob")
+        type("?", into: field)
+        #expect(second.customer == "Bob?")
+        #expect(first.customer == "Ada!")
+        first.customer = "Ada"
+        #expect(field.text == "Bob?")
+    }
+
+    @Test func bindToShowsTheModelAndEditsIt() {
+        let invoice = TestInvoice()
+        invoice.note = "备注"
+        let field = TextField("Note")
+        let binding = field.bind(to: channel(invoice, \.note))
+        #expect(field.text == "备注")
+        type("一", into: field)
+        #expect(invoice.note == "备注一")
+        binding.dispose()
+        type("二", into: field)
+        #expect(invoice.note == "备注一")
+    }
+
+    @Test func freeingTheFieldEndsItsBinding() {
+        let values = BehaviorSubject<String, Never>("x")
+        let terminal = ChannelTerminal<String>(signal: values.signal) { values.sendNext($0) }
+        var field: TextField? = TextField("F")
+        field?.bind(to: terminal)
+        #expect(values.subscriberCount == 1)
+        field = nil
+        #expect(values.subscriberCount == 0)
+    }
+
     @Test func escapeWithNothingToRevertSendsNothing() {
         let field = TextField("Note", text: "same")
         let sent = Recorder<String>()
