@@ -227,7 +227,7 @@ extension NumberField where Value == Int {
     /// ```swift
     /// let quantity = NumberField<Int>.integer("Quantity", range: 0...10_000)
     /// ```
-    public static func integer(_ label: String? = nil, value: Int? = nil, width: Int? = nil, range: ClosedRange<Int>? = nil) -> NumberField<Int> {
+    public static func integer(_ label: String? = nil, value: Int? = nil, range: ClosedRange<Int>? = nil, width: Int? = nil) -> NumberField<Int> {
         NumberField(label, value: value, width: width, parse: { text in
             NumberText.parseInteger(text).flatMap { value in
                 guard let range, !range.contains(value) else { return .success(value) }
@@ -243,7 +243,7 @@ extension NumberField where Value == Double {
     /// ```swift
     /// let discount = NumberField<Double>.decimal("Discount %", range: 0...100)
     /// ```
-    public static func decimal(_ label: String? = nil, value: Double? = nil, width: Int? = nil, range: ClosedRange<Double>? = nil) -> NumberField<Double> {
+    public static func decimal(_ label: String? = nil, value: Double? = nil, range: ClosedRange<Double>? = nil, width: Int? = nil) -> NumberField<Double> {
         NumberField(label, value: value, width: width, parse: { text in
             NumberText.parseDecimal(text).flatMap { value in
                 guard let range, !range.contains(value) else { return .success(value) }
