@@ -1,0 +1,115 @@
+/// The editing state of a one-line text field, as a pure value: the text and the cursor,
+/// counted in characters (grapheme clusters), so a Chinese character or an accented letter is
+/// one step.
+///
+/// Keys: printable characters insert at the cursor; Backspace and Delete remove the character
+/// before and after it; Left/Right, Home/End (and Ctrl-A/Ctrl-E) move; Ctrl-U deletes to the
+/// start and Ctrl-K to the end.
+///
+/// ```swift
+/// var editor = TextEditor(text: "Ada")
+/// editor.apply(.left)              // .moved
+/// editor.apply(.character("m"))    // .edited: "Adma", cursor 3
+/// ```
+public struct TextEditor: Hashable, Sendable {
+    /// What a key did.
+    public enum Outcome: Hashable, Sendable {
+        /// The text changed.
+        case edited
+        /// The key was an editing key but the text did not change (a move, or Backspace at the
+        /// start).
+        case moved
+        /// The key is not an editing key.
+        case ignored
+    }
+
+    /// The text.
+    public private(set) var text: String
+    /// The cursor, in characters from the start: 0...text.count.
+    public private(set) var cursor: Int
+
+    /// Creates an editor with the cursor at the end of `text` (or at `cursor`, clamped).
+    public init(text: String = "", cursor: Int? = nil) {
+        self.text = text
+        self.cursor = min(max(0, cursor ?? text.count), text.count)
+    }
+
+    /// Applies an editing key.
+    @discardableResult
+    public mutating func apply(_ key: Key) -> Outcome {
+        switch key {
+        case .character(let character): return insert(character)
+        case .backspace: return deleteBackward()
+        case .delete: return deleteForward()
+        case .left: return move(to: cursor - 1)
+        case .right: return move(to: cursor + 1)
+        case .home, .control("a"): return move(to: 0)
+        case .end, .control("e"): return move(to: text.count)
+        case .control("u"): return replace(String(text.dropFirst(cursor)), cursor: 0)
+        case .control("k"): return replace(String(text.prefix(cursor)), cursor: cursor)
+        default: return .ignored
+        }
+    }
+
+    /// Inserts a character at the cursor and moves the cursor after it. A combining mark joins
+    /// the character before it.
+    @discardableResult
+    public mutating func insert(_ character: Character) -> Outcome {
+        let before = String(text.prefix(cursor)) + String(character)
+        let after = text.dropFirst(cursor)
+        return replace(before + after, cursor: before.count)
+    }
+
+    /// Replaces the whole text, with the cursor at its end (or at `cursor`, clamped).
+    ///
+    /// ```swift
+    /// editor.setText("Grace")
+    /// ```
+    public mutating func setText(_ newText: String, cursor newCursor: Int? = nil) {
+        text = newText
+        cursor = min(max(0, newCursor ?? newText.count), newText.count)
+    }
+
+    private mutating func deleteBackward() -> Outcome {
+        guard cursor > 0 else { return .moved }
+        return replace(String(text.prefix(cursor - 1)) + text.dropFirst(cursor), cursor: cursor - 1)
+    }
+
+    private mutating func deleteForward() -> Outcome {
+        guard cursor < text.count else { return .moved }
+        return replace(String(text.prefix(cursor)) + text.dropFirst(cursor + 1), cursor: cursor)
+    }
+
+    private mutating func move(to position: Int) -> Outcome {
+        cursor = min(max(0, position), text.count)
+        return .moved
+    }
+
+    private mutating func replace(_ newText: String, cursor newCursor: Int) -> Outcome {
+        let changed = newText != text
+        text = newText
+        cursor = min(max(0, newCursor), newText.count)
+        return changed ? .edited : .moved
+    }
+
+    /// The part of the text to show in a box `width` columns wide so that the cursor is
+    /// visible, and the cursor's column inside the box. The text scrolls left only when the
+    /// cursor would fall outside the box.
+    ///
+    /// ```swift
+    /// let (shown, column) = TextEditor(text: "一二三四五").window(width: 6)
+    /// // shown == "四五", column == 4
+    /// ```
+    public func window(width: Int) -> (text: Substring, cursorColumn: Int) {
+        let beforeCursor = text.prefix(cursor)
+        var column = DisplayWidth.of(beforeCursor)
+        guard width > 0, column >= width else { return (text[...], column) }
+        // Drop characters from the front until the cursor fits in the last column.
+        var start = text.startIndex
+        while column > width - 1, start < beforeCursor.endIndex {
+            column -= DisplayWidth.of(text[start])
+            start = text.index(after: start)
+        }
+        return (text[start...], column)
+    }
+}

@@ -1,0 +1,111 @@
+import Testing
+import TetherTerminal
+
+@Suite struct TextEditorTests {
+    @Test func insertsAtTheCursor() {
+        var editor = TextEditor(text: "Ada")
+        #expect(editor.cursor == 3)
+        #expect(editor.apply(.left) == .moved)
+        #expect(editor.apply(.character("m")) == .edited)
+        #expect(editor.text == "Adma" && editor.cursor == 3)
+    }
+
+    @Test func backspaceAndDelete() {
+        var editor = TextEditor(text: "abcd", cursor: 2)
+        #expect(editor.apply(.backspace) == .edited)
+        #expect(editor.text == "acd" && editor.cursor == 1)
+        #expect(editor.apply(.delete) == .edited)
+        #expect(editor.text == "ad" && editor.cursor == 1)
+        // At the edges they change nothing, but are still editing keys.
+        var start = TextEditor(text: "x", cursor: 0)
+        #expect(start.apply(.backspace) == .moved)
+        var end = TextEditor(text: "x")
+        #expect(end.apply(.delete) == .moved)
+        #expect(start.text == "x" && end.text == "x")
+    }
+
+    @Test func movesStayInsideTheText() {
+        var editor = TextEditor(text: "ab")
+        editor.apply(.right)
+        #expect(editor.cursor == 2)
+        editor.apply(.home)
+        #expect(editor.cursor == 0)
+        editor.apply(.left)
+        #expect(editor.cursor == 0)
+        editor.apply(.end)
+        #expect(editor.cursor == 2)
+        editor.apply(.control("a"))
+        #expect(editor.cursor == 0)
+        editor.apply(.control("e"))
+        #expect(editor.cursor == 2)
+    }
+
+    @Test func killToStartAndEnd() {
+        var editor = TextEditor(text: "hello world", cursor: 5)
+        editor.apply(.control("k"))
+        #expect(editor.text == "hello" && editor.cursor == 5)
+        editor.apply(.left)
+        editor.apply(.control("u"))
+        #expect(editor.text == "o" && editor.cursor == 0)
+    }
+
+    @Test func chineseCharactersAreOneStepEach() {
+        var editor = TextEditor()
+        for character in "张三丰" { editor.apply(.character(character)) }
+        #expect(editor.text == "张三丰" && editor.cursor == 3)
+        editor.apply(.left)
+        editor.apply(.backspace)
+        #expect(editor.text == "张丰" && editor.cursor == 1)
+    }
+
+    @Test func combiningMarkJoinsThePreviousCharacter() {
+        var editor = TextEditor(text: "cafe")
+        editor.apply(.character("\u{301}"))
+        #expect(editor.text == "caf\u{e9}")   // canonically equal to e + U+0301
+        #expect(editor.text.count == 4 && editor.cursor == 4)
+        editor.apply(.backspace)
+        #expect(editor.text == "caf")
+    }
+
+    @Test func otherKeysAreIgnored() {
+        var editor = TextEditor(text: "x")
+        #expect(editor.apply(.tab) == .ignored)
+        #expect(editor.apply(.up) == .ignored)
+        #expect(editor.apply(.enter) == .ignored)
+        #expect(editor.apply(.control("c")) == .ignored)
+        #expect(editor.text == "x")
+    }
+
+    @Test func setTextPutsTheCursorAtTheEnd() {
+        var editor = TextEditor(text: "abc", cursor: 1)
+        editor.setText("hello")
+        #expect(editor.cursor == 5)
+        editor.setText("hi", cursor: 9)
+        #expect(editor.cursor == 2)
+    }
+
+    @Test func windowShowsEverythingWhenItFits() {
+        let editor = TextEditor(text: "abc")
+        let (shown, column) = editor.window(width: 5)
+        #expect(shown == "abc" && column == 3)
+    }
+
+    @Test func windowScrollsToKeepTheCursorVisible() {
+        let editor = TextEditor(text: "abcdefgh")
+        let (shown, column) = editor.window(width: 5)
+        // The cursor (after "h") must be in the last column: show "efgh" and the cursor at 4.
+        #expect(shown == "efgh" && column == 4)
+        let middle = TextEditor(text: "abcdefgh", cursor: 2)
+        #expect(middle.window(width: 5).text == "abcdefgh" && middle.window(width: 5).cursorColumn == 2)
+    }
+
+    @Test func windowWithWideCharacters() {
+        let editor = TextEditor(text: "一二三四五")
+        let (shown, column) = editor.window(width: 6)
+        #expect(shown == "四五" && column == 4)
+        let mid = TextEditor(text: "一二三四五", cursor: 4)
+        let window = mid.window(width: 6)
+        // Cursor at column 8 before scrolling: drop 一二 -> column 4.
+        #expect(window.text == "三四五" && window.cursorColumn == 4)
+    }
+}
