@@ -41,7 +41,9 @@ struct _Delivery {
 /// ever read and written by that one thread.
 @usableFromInline
 final class _OwnerConfined<Value>: @unchecked Sendable {
-    @usableFromInline var value: Value
+    // Only one thread ever touches it (see above), so the dynamic exclusivity check (a runtime
+    // call on every access) cannot find anything: it is off.
+    @exclusivity(unchecked) @usableFromInline var value: Value
     @usableFromInline init(_ value: Value) { self.value = value }
 }
 
