@@ -47,9 +47,10 @@ struct _FIFO<Element> {
         return nil
     }
 
-    /// Removes the element at `index` (counted from the front).
+    /// Removes and returns the element at `index` (counted from the front).
     @inlinable
-    mutating func remove(at index: Int) {
-        storage.remove(at: head + index)
+    @discardableResult
+    mutating func remove(at index: Int) -> Element {
+        storage.remove(at: head + index)!
     }
 }

@@ -2,202 +2,233 @@ import Synchronization
 
 /// The broadcaster behind `Subject`, `ReplaySubject` and `BehaviorSubject`.
 ///
-/// Every change to the subscriber list and every event goes through one gate: whoever finds it
-/// free delivers, and whoever finds it busy (another thread, or a subscriber sending re-entrantly
-/// from a callback) queues its work for the thread already delivering. So each subscriber sees
-/// events one at a time, in one order, and a subscriber that sends into the subject it observes
-/// neither deadlocks nor recurses. The lock is held only to read or swap state, never while a
-/// subscriber runs.
+/// Every event and every change to the subscriber list goes through one owner at a time
+/// (`_WorkInProgress`): whoever finds the subject free becomes its owner and does its own work
+/// at once; whoever finds it busy (another thread, or a subscriber sending, subscribing or
+/// disposing re-entrantly from a callback) queues its work, and the owner runs that work, in
+/// order, before it gives ownership up. So each subscriber sees events one at a time, in one
+/// order, and a subscriber that sends into the subject it observes neither deadlocks nor
+/// recurses. Nothing is locked while a subscriber runs.
+///
+/// The fast path — a send that finds the subject free — costs two atomic read-modify-writes
+/// (claim, release) and a walk over the subscriber list in place: no lock, no copy.
+///
+/// Why `@unchecked Sendable` is safe: the only mutable stored property, `owned`, is read and
+/// written only by the current owner of `wip` — between a successful `tryClaim()`/`join()`
+/// and the release that brings the counter back to 0 (see `_WorkInProgress`). At most one
+/// thread is the owner at any time, and successive owners are ordered by the acquire/release
+/// read-modify-writes on the counter, so no two threads ever access `owned` concurrently. A
+/// callback that re-enters the subject while its owner is delivering cannot claim it (the
+/// counter is not 0): it only appends to `pending` (under its own lock), so even on the
+/// owner's thread no access to `owned` overlaps another — which is also why exclusivity
+/// checking of `owned` is turned off (`@exclusivity(unchecked)`: it could never fire, and it
+/// costs two runtime calls per access). Everything read from other threads lives elsewhere:
+/// `liveCount` (an atomic) and `replay` (a `_Locked`).
 @usableFromInline
-final class _SubjectCore<Value, Failure: Error>: Sendable {
+final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     @usableFromInline typealias Sink = @Sendable (Event<Value, Failure>) -> Void
 
+    /// Work queued for the owner.
     @usableFromInline
-    enum Pending {
+    enum Work {
         case event(Event<Value, Failure>)
-        case attach(token: UInt64, sink: Sink)
+        case attach(token: UInt64, sink: Sink, lifetime: CompoundDisposable)
     }
 
     @usableFromInline
-    struct State {
-        @usableFromInline var subscribers = _Bag<Sink>()
-        /// A terminal event was accepted: later sends are dropped.
-        @usableFromInline var closed = false
-        /// The terminal event, once delivered (replayed to late subscribers).
-        @usableFromInline var terminal: Event<Value, Failure>?
-        /// The values delivered so far, up to the replay capacity.
-        @usableFromInline var buffer: _RingBuffer<Value>
-        @usableFromInline var delivering = false
-        @usableFromInline var pending = _FIFO<Pending>()
-        /// Removals requested while delivering, applied when delivery ends (so that disposing
-        /// during delivery never copies the subscriber list).
-        @usableFromInline var deferredRemovals: [UInt64] = []
-
-        @inlinable init(capacity: Int) {
-            buffer = _RingBuffer(capacity: capacity)
-        }
-
-        /// Records an event as delivered: it joins the replay buffer or becomes the terminal.
-        @inlinable
-        mutating func apply(_ event: Event<Value, Failure>) {
-            switch event {
-            case .next(let value): buffer.append(value)
-            case .error, .completed: terminal = event
-            }
-        }
+    struct Pending {
+        @usableFromInline var queue = _FIFO<Work>()
+        /// Subscriptions disposed while the subject was owned. The owner applies them before
+        /// anything else queued, so that a disposed subscriber gets no further event.
+        @usableFromInline var removals: [UInt64] = []
+        @inlinable init() {}
     }
 
-    @usableFromInline let state: _Locked<State>
+    /// What the owner does next.
+    @usableFromInline
+    enum Next {
+        case removals([UInt64])
+        case work(Work)
+    }
+
+    /// The state only the owner touches.
+    @usableFromInline
+    struct Owned {
+        @usableFromInline var subscribers = _Bag<Sink>()
+        /// The terminal event, once accepted: later events are dropped, late subscribers get it.
+        @usableFromInline var terminal: Event<Value, Failure>?
+        @inlinable init() {}
+    }
+
+    @usableFromInline let wip = _WorkInProgress()
+    @exclusivity(unchecked) @usableFromInline var owned = Owned()
+    @usableFromInline let pending = _Locked(Pending())
+    /// The values to replay (latest last); nil for a plain subject, which replays nothing. The
+    /// owner appends under this lock so that `currentValues` can read it from any thread.
+    @usableFromInline let replay: _Locked<_RingBuffer<Value>>?
+    /// The number of subscribers, kept by the owner for `subscriberCount`.
+    @usableFromInline let liveCount = Atomic<Int>(0)
+    @usableFromInline let tokens = Atomic<UInt64>(0)
 
     @inlinable
     init(replay capacity: Int) {
-        state = _Locked(State(capacity: capacity))
+        replay = capacity > 0 ? _Locked(_RingBuffer(capacity: capacity)) : nil
     }
 
     // MARK: Sending
 
     @inlinable
     func send(_ event: Event<Value, Failure>) {
-        let snapshot = state.withLock { state -> ContiguousArray<_Bag<Sink>.Entry>? in
-            if state.closed { return nil }
-            if event.isTerminal { state.closed = true }
-            if state.delivering {
-                state.pending.append(.event(event))
-                return nil
-            }
-            state.delivering = true
-            state.apply(event)
-            return state.subscribers.entries
+        if wip.tryClaim() {
+            process(event)
+            let missed = wip.tryRelease()
+            if missed != 0 { drain(missed) }
+        } else {
+            pending.withLock { $0.queue.append(.event(event)) }
+            if wip.join() { drain(1) }
         }
-        guard let snapshot else { return }
-        deliver(event, to: snapshot)
-        finishDelivery()
     }
 
+    /// Delivers one event to every subscriber. Owner only.
     @inlinable
-    func deliver(_ event: Event<Value, Failure>, to snapshot: ContiguousArray<_Bag<Sink>.Entry>) {
-        for entry in snapshot {
-            entry.element?(event)
+    func process(_ event: Event<Value, Failure>) {
+        if owned.terminal != nil { return }
+        switch event {
+        case .next(let value):
+            if let replay { replay.withLock { $0.append(value) } }
+        case .error, .completed:
+            owned.terminal = event
+        }
+        // The subscriber list cannot change during this loop: only the owner changes it, and
+        // the owner is here (a subscriber that subscribes or disposes re-entrantly only queues
+        // its change). So walk the list in place, without copying it.
+        var index = 0
+        while index < owned.subscribers.entries.count {
+            if let sink = owned.subscribers.entries[index].element { sink(event) }
+            index += 1
+        }
+        if event.isTerminal {
+            // The terminal event was delivered: release every subscriber.
+            let released = owned.subscribers.removeAll()
+            liveCount.store(0, ordering: .releasing)
+            withExtendedLifetime(released) {}
         }
     }
 
-    /// Delivers queued work until the queue is empty, then frees the gate.
+    /// Runs queued work until none is left and nothing more was announced, then gives up
+    /// ownership. Owner only; `missed` is the count to pass to `_WorkInProgress.leave(_:)`.
     @usableFromInline
-    enum Work {
-        case event(Event<Value, Failure>, ContiguousArray<_Bag<Sink>.Entry>)
-        case replay(Sink, [Value], Event<Value, Failure>?)
-    }
-
-    @usableFromInline
-    enum Start {
-        case attached
-        case queued
-        case replay([Value], Event<Value, Failure>?)
-    }
-
-    /// Ends a delivery: frees the gate, unless work was queued meanwhile.
-    @inlinable
-    func finishDelivery() {
-        let idle = state.withLock { state -> Bool in
-            guard state.pending.isEmpty, state.deferredRemovals.isEmpty, state.terminal == nil else { return false }
-            state.delivering = false
-            return true
-        }
-        if !idle { drain() }
-    }
-
-    @usableFromInline
-    func drain() {
-        while true {
-            let work = state.withLock { state -> Work? in
-                if state.terminal != nil, !state.subscribers.isEmpty {
-                    // The terminal event was delivered: release every subscriber.
-                    _ = state.subscribers.removeAll()
+    func drain(_ missed: Int) {
+        var missed = missed
+        repeat {
+            while let next = pending.withLock({ pending -> Next? in
+                if !pending.removals.isEmpty {
+                    defer { pending.removals = [] }
+                    return .removals(pending.removals)
                 }
-                for token in state.deferredRemovals { state.subscribers.remove(token: token) }
-                state.deferredRemovals.removeAll()
-                guard !state.pending.isEmpty else {
-                    state.delivering = false
-                    return nil
-                }
-                switch state.pending.removeFirst() {
-                case .event(let event):
-                    state.apply(event)
-                    return .event(event, state.subscribers.entries)
-                case .attach(let token, let sink):
-                    if state.terminal == nil {
-                        state.subscribers.insert(sink, token: token)
+                return pending.queue.isEmpty ? nil : .work(pending.queue.removeFirst())
+            }) {
+                switch next {
+                case .removals(let tokens):
+                    var removed: [Sink] = []
+                    for token in tokens {
+                        if let sink = owned.subscribers.remove(token: token) { removed.append(sink) }
                     }
-                    return .replay(sink, state.buffer.elements, state.terminal)
+                    liveCount.store(owned.subscribers.count, ordering: .releasing)
+                    withExtendedLifetime(removed) {}
+                case .work(.event(let event)):
+                    process(event)
+                case .work(.attach(let token, let sink, let lifetime)):
+                    _ = admit(sink, token: token, lifetime: lifetime)
                 }
             }
-            switch work {
-            case nil: return
-            case .event(let event, let snapshot)?: deliver(event, to: snapshot)
-            case .replay(let sink, let values, let terminal)?:
-                for value in values { sink(Event.next(value)) }
-                if let terminal { sink(terminal) }
-            }
-        }
+            missed = wip.leave(missed)
+        } while missed != 0
     }
 
     // MARK: Subscribing
 
+    /// Adds a subscriber (unless the subject has ended) and replays to it. Owner only.
+    /// Returns whether the subscriber was added.
     @usableFromInline
-    func attach(_ sink: @escaping Sink, lifetime: CompoundDisposable) {
-        var token: UInt64 = 0
-        let start = state.withLock { state -> Start in
-            if state.delivering {
-                token = state.subscribers.reserveToken()
-                state.pending.append(.attach(token: token, sink: sink))
-                return .queued
-            }
-            if state.buffer.isEmpty, state.terminal == nil {
-                // The common case: nothing to replay.
-                token = state.subscribers.insert(sink)
-                return .attached
-            }
-            state.delivering = true
-            if state.terminal == nil {
-                token = state.subscribers.insert(sink)
-            }
-            return .replay(state.buffer.elements, state.terminal)
+    func admit(_ sink: @escaping Sink, token: UInt64, lifetime: CompoundDisposable) -> Bool {
+        if lifetime.isDisposed { return false }
+        let terminal = owned.terminal
+        if terminal == nil {
+            owned.subscribers.insert(sink, token: token)
+            liveCount.store(owned.subscribers.count, ordering: .releasing)
         }
-        if case .replay(let values, let terminal) = start {
-            for value in values {
+        if let replay {
+            for value in replay.withLock({ $0.elements }) {
                 if lifetime.isDisposed { break }
                 sink(.next(value))
             }
-            if let terminal { sink(terminal) }
-            drain()
-            if terminal != nil { return }
+        }
+        if let terminal {
+            sink(terminal)
+            return false
+        }
+        return true
+    }
+
+    @usableFromInline
+    func attach(_ sink: @escaping Sink, lifetime: CompoundDisposable) {
+        let token: UInt64
+        if wip.tryClaim() {
+            token = tokens.wrappingAdd(1, ordering: .relaxed).oldValue
+            let added = admit(sink, token: token, lifetime: lifetime)
+            let missed = wip.tryRelease()
+            if missed != 0 { drain(missed) }
+            if !added { return }
+        } else {
+            // Reserving the token under the queue's lock keeps tokens in queue order, so the
+            // owner nearly always appends to the sorted subscriber list.
+            token = pending.withLock { pending -> UInt64 in
+                let token = tokens.wrappingAdd(1, ordering: .relaxed).oldValue
+                pending.queue.append(.attach(token: token, sink: sink, lifetime: lifetime))
+                return token
+            }
+            if wip.join() { drain(1) }
         }
         lifetime.add(_SubjectRemoval(core: self, token: token))
     }
 
     @usableFromInline
     func detach(token: UInt64) {
-        let removed = state.withLock { state -> Sink? in
-            if state.delivering {
-                state.deferredRemovals.append(token)
-                if let index = state.pending.firstIndex(where: {
-                    if case .attach(let t, _) = $0 { return t == token } else { return false }
-                }) {
-                    state.pending.remove(at: index)
-                }
-                return nil
-            }
-            return state.subscribers.remove(token: token)
+        if wip.tryClaim() {
+            let removed = owned.subscribers.remove(token: token)
+            liveCount.store(owned.subscribers.count, ordering: .releasing)
+            let missed = wip.tryRelease()
+            if missed != 0 { drain(missed) }
+            // Release the subscriber's closure last: its deinit may run user code.
+            withExtendedLifetime(removed) {}
+            return
         }
-        // Release the subscriber's closure outside the lock: its deinit may run user code.
-        withExtendedLifetime(removed) {}
+        var withdrawn: Work?
+        let queued = pending.withLock { pending -> Bool in
+            // Not admitted yet: withdraw the subscription before it starts.
+            if let index = pending.queue.firstIndex(where: {
+                if case .attach(let queuedToken, _, _) = $0 { queuedToken == token } else { false }
+            }) {
+                withdrawn = pending.queue.remove(at: index)
+                return false
+            }
+            pending.removals.append(token)
+            return true
+        }
+        withExtendedLifetime(withdrawn) {}
+        if queued, wip.join() { drain(1) }
     }
 
     @inlinable
-    var currentValues: [Value] { state.withLock { $0.buffer.elements } }
+    var currentValues: [Value] { replay?.withLock { $0.elements } ?? [] }
+
+    /// The latest value delivered, if the subject replays any.
+    @inlinable
+    var latestValue: Value? { replay?.withLock { $0.last } }
 
     @inlinable
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    var subscriberCount: Int { liveCount.load(ordering: .acquiring) }
 
     @inlinable
     var signal: Signal<Value, Failure> {

@@ -1,0 +1,67 @@
+import Synchronization
+
+/// A work-in-progress counter that serialises the work of many threads without a lock (the
+/// queue-drain pattern of RxJava's serialized emitters, without holding anything while the
+/// work runs).
+///
+/// The counter is 0 when nobody owns the object it guards. A thread that moves it from 0 to
+/// non-zero becomes the *owner*: it alone may touch the owned state (the subscribers of a
+/// subject, the closed flag of a gate...) until it brings the counter back to 0. Every other
+/// thread — including the owner itself when it re-enters from a callback — puts its work in a
+/// pending queue FIRST and then increments the counter; the owner sees the increment when it
+/// tries to release and drains the queue before it gives up ownership.
+///
+/// The protocol, for one piece of work:
+/// ```
+/// if tryClaim() { do the work; missed = tryRelease() }      // fast path: 2 atomic RMWs
+/// else { queue the work; missed = join() ? 1 : 0 }
+/// while missed != 0 { run everything queued; missed = leave(missed) }
+/// ```
+///
+/// Invariant: every increment made by `join()` follows the enqueueing of one piece of work.
+/// The owner releases only with a read-modify-write that brings the counter to exactly 0, after
+/// it has drained the queue past every increment it has observed; so when the counter is 0,
+/// every piece of work whose increment happened has been run, and work whose increment has not
+/// happened yet will make its own thread the next owner (`join()` returns true).
+///
+/// Memory ordering: a release RMW to 0 and the acquire RMW that next leaves 0 synchronise, so
+/// each owner sees everything the previous owners wrote to the owned state. The queue has its
+/// own lock.
+@usableFromInline
+struct _WorkInProgress: ~Copyable {
+    @usableFromInline let count = Atomic<Int>(0)
+
+    @inlinable init() {}
+
+    /// Becomes the owner if nobody is; a failed claim changes nothing.
+    @inlinable @inline(__always)
+    func tryClaim() -> Bool {
+        count.load(ordering: .relaxed) == 0
+            && count.compareExchange(expected: 0, desired: 1, ordering: .acquiring).exchanged
+    }
+
+    /// Tries to give up ownership after a claim (counter at 1). Returns 0 if released; otherwise
+    /// work was queued meanwhile, the caller is still the owner and must drain, passing the
+    /// returned count to `leave(_:)` after draining.
+    @inlinable @inline(__always)
+    func tryRelease() -> Int {
+        let (exchanged, original) = count.compareExchange(
+            expected: 1, desired: 0, successOrdering: .releasing, failureOrdering: .acquiring)
+        return exchanged ? 0 : original
+    }
+
+    /// Announces work that was just queued. Returns true if the caller became the owner (the
+    /// counter was 0) and must drain, then call `leave(1)`.
+    @inlinable @inline(__always)
+    func join() -> Bool {
+        count.wrappingAdd(1, ordering: .acquiringAndReleasing).oldValue == 0
+    }
+
+    /// After draining everything queued, subtracts the `missed` announcements the owner has
+    /// accounted for. Returns the new count: 0 if ownership was given up, otherwise more work
+    /// was announced meanwhile and the owner must drain again with the returned count.
+    @inlinable @inline(__always)
+    func leave(_ missed: Int) -> Int {
+        count.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
+    }
+}
