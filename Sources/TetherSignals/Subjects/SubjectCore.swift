@@ -24,6 +24,10 @@ import Synchronization
 /// checking of `owned` is turned off (`@exclusivity(unchecked)`: it could never fire, and it
 /// costs two runtime calls per access). Everything read from other threads lives elsewhere:
 /// `liveCount` (an atomic) and `replay` (a `_Locked`).
+///
+/// Each subscriber is a `_SubjectSubscription`, which holds its sink in a `let`: delivery calls
+/// the sink through an unretained (+0) reference, which is safe because the subscriber list —
+/// and so the strong reference it holds — cannot change while the owner walks it.
 @usableFromInline
 final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     @usableFromInline typealias Sink = @Sendable (Event<Value, Failure>) -> Void
@@ -32,7 +36,7 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     @usableFromInline
     enum Work {
         case event(Event<Value, Failure>)
-        case attach(token: UInt64, sink: Sink, lifetime: CompoundDisposable)
+        case attach(_SubjectSubscription<Value, Failure>, lifetime: CompoundDisposable)
     }
 
     @usableFromInline
@@ -54,7 +58,7 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     /// The state only the owner touches.
     @usableFromInline
     struct Owned {
-        @usableFromInline var subscribers = _Bag<Sink>()
+        @usableFromInline var subscribers = _Bag<_SubjectSubscription<Value, Failure>>()
         /// The terminal event, once accepted: later events are dropped, late subscribers get it.
         @usableFromInline var terminal: Event<Value, Failure>?
         @inlinable init() {}
@@ -102,9 +106,14 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         // The subscriber list cannot change during this loop: only the owner changes it, and
         // the owner is here (a subscriber that subscribes or disposes re-entrantly only queues
         // its change). So walk the list in place, without copying it.
+        // Each subscriber is called through an unretained reference: the list's strong reference
+        // keeps it alive, for the same reason. (Retaining it would cost two more atomic
+        // operations per subscriber and event.)
         var index = 0
         while index < owned.subscribers.entries.count {
-            if let sink = owned.subscribers.entries[index].element { sink(event) }
+            if let subscriber = owned.subscribers.entries[index].element.map({ Unmanaged.passUnretained($0) }) {
+                subscriber._withUnsafeGuaranteedRef { $0.sink(event) }
+            }
             index += 1
         }
         if event.isTerminal {
@@ -130,7 +139,7 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
             }) {
                 switch next {
                 case .removals(let tokens):
-                    var removed: [Sink] = []
+                    var removed: [_SubjectSubscription<Value, Failure>] = []
                     for token in tokens {
                         if let sink = owned.subscribers.remove(token: token) { removed.append(sink) }
                     }
@@ -138,8 +147,8 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
                     withExtendedLifetime(removed) {}
                 case .work(.event(let event)):
                     process(event)
-                case .work(.attach(let token, let sink, let lifetime)):
-                    _ = admit(sink, token: token, lifetime: lifetime)
+                case .work(.attach(let subscription, let lifetime)):
+                    _ = admit(subscription, lifetime: lifetime)
                 }
             }
             missed = wip.leave(missed)
@@ -151,13 +160,14 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     /// Adds a subscriber (unless the subject has ended) and replays to it. Owner only.
     /// Returns whether the subscriber was added.
     @usableFromInline
-    func admit(_ sink: @escaping Sink, token: UInt64, lifetime: CompoundDisposable) -> Bool {
+    func admit(_ subscription: _SubjectSubscription<Value, Failure>, lifetime: CompoundDisposable) -> Bool {
         if lifetime.isDisposed { return false }
         let terminal = owned.terminal
         if terminal == nil {
-            owned.subscribers.insert(sink, token: token)
+            owned.subscribers.insert(subscription, token: subscription.token)
             liveCount.store(owned.subscribers.count, ordering: .releasing)
         }
+        let sink = subscription.sink
         if let replay {
             for value in replay.withLock({ $0.elements }) {
                 if lifetime.isDisposed { break }
@@ -173,24 +183,26 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
 
     @usableFromInline
     func attach(_ sink: @escaping Sink, lifetime: CompoundDisposable) {
-        let token: UInt64
+        let subscription: _SubjectSubscription<Value, Failure>
         if wip.tryClaim() {
-            token = tokens.wrappingAdd(1, ordering: .relaxed).oldValue
-            let added = admit(sink, token: token, lifetime: lifetime)
+            subscription = _SubjectSubscription(
+                core: self, token: tokens.wrappingAdd(1, ordering: .relaxed).oldValue, sink: sink)
+            let added = admit(subscription, lifetime: lifetime)
             let missed = wip.tryRelease()
             if missed != 0 { drain(missed) }
             if !added { return }
         } else {
             // Reserving the token under the queue's lock keeps tokens in queue order, so the
             // owner nearly always appends to the sorted subscriber list.
-            token = pending.withLock { pending -> UInt64 in
-                let token = tokens.wrappingAdd(1, ordering: .relaxed).oldValue
-                pending.queue.append(.attach(token: token, sink: sink, lifetime: lifetime))
-                return token
+            subscription = pending.withLock { pending in
+                let subscription = _SubjectSubscription(
+                    core: self, token: tokens.wrappingAdd(1, ordering: .relaxed).oldValue, sink: sink)
+                pending.queue.append(.attach(subscription, lifetime: lifetime))
+                return subscription
             }
             if wip.join() { drain(1) }
         }
-        lifetime.add(_SubjectRemoval(core: self, token: token))
+        lifetime.add(subscription)
     }
 
     @usableFromInline
@@ -208,7 +220,7 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         let queued = pending.withLock { pending -> Bool in
             // Not admitted yet: withdraw the subscription before it starts.
             if let index = pending.queue.firstIndex(where: {
-                if case .attach(let queuedToken, _, _) = $0 { queuedToken == token } else { false }
+                if case .attach(let subscription, _) = $0 { subscription.token == token } else { false }
             }) {
                 withdrawn = pending.queue.remove(at: index)
                 return false
@@ -236,18 +248,23 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     }
 }
 
-/// Removes one subscriber from a subject when its subscription is disposed. Holds the subject
-/// weakly: a subscription must not keep a subject alive.
+/// One subscriber of a subject: its sink, and the disposable that removes it from the subject.
+/// The subject's subscriber list holds it (until the subscriber is removed or the subject
+/// ends), and so does the subscription's lifetime. Holds the subject weakly: a subscription
+/// must not keep a subject alive.
 @usableFromInline
-final class _SubjectRemoval<Value, Failure: Error>: Disposable {
+final class _SubjectSubscription<Value, Failure: Error>: Disposable {
     @usableFromInline weak let core: _SubjectCore<Value, Failure>?
     @usableFromInline let token: UInt64
+    /// A `let`, so that the subject can call it through an unretained reference to `self`.
+    @usableFromInline let sink: @Sendable (Event<Value, Failure>) -> Void
     @usableFromInline let disposed = Atomic<Bool>(false)
 
     @inlinable
-    init(core: _SubjectCore<Value, Failure>, token: UInt64) {
+    init(core: _SubjectCore<Value, Failure>, token: UInt64, sink: @escaping @Sendable (Event<Value, Failure>) -> Void) {
         self.core = core
         self.token = token
+        self.sink = sink
     }
 
     @usableFromInline var isDisposed: Bool { disposed.load(ordering: .acquiring) }
