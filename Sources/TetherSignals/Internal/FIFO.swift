@@ -17,6 +17,9 @@ struct _FIFO<Element> {
 
     @inlinable var count: Int { storage.count - head }
 
+    /// The oldest element, if any.
+    @inlinable var first: Element? { head < storage.count ? storage[head] : nil }
+
     @inlinable
     mutating func append(_ element: Element) {
         storage.append(element)

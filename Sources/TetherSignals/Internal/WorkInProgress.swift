@@ -64,4 +64,52 @@ struct _WorkInProgress: ~Copyable {
     func leave(_ missed: Int) -> Int {
         count.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
     }
+
+    // MARK: Control mode
+
+    /// The flag of control mode: the owner runs a short step that calls nobody (subscribing
+    /// to, or disposing from, a subject) while holding a lock, so that others may wait for it
+    /// instead of queueing their work. Only set by a thread holding that lock; the low bits
+    /// keep counting announcements as usual.
+    @inlinable static var control: Int { 1 << 48 }
+
+    /// Whether a counter value says the owner is in control mode.
+    @inlinable @inline(__always)
+    static func isControl(_ value: Int) -> Bool { value & control != 0 }
+
+    /// Becomes the owner in control mode if nobody owns. Call only while holding the control lock.
+    @inlinable
+    func tryClaimControl() -> Bool {
+        count.compareExchange(expected: 0, desired: Self.control | 1, ordering: .acquiring).exchanged
+    }
+
+    /// Announces work that was just queued, like `join()`, but if nobody owns, becomes the owner
+    /// in control mode (returns true). Call only while holding the control lock (so the flag
+    /// cannot be set by anyone else).
+    @inlinable
+    func joinControl() -> Bool {
+        var current = count.load(ordering: .relaxed)
+        while true {
+            let desired = current == 0 ? Self.control | 1 : current + 1
+            let (exchanged, original) = count.compareExchange(
+                expected: current, desired: desired, ordering: .acquiringAndReleasing)
+            if exchanged { return current == 0 }
+            current = original
+        }
+    }
+
+    /// Gives up ownership after a control step, if nothing was announced meanwhile.
+    @inlinable
+    func tryReleaseControl() -> Bool {
+        count.compareExchange(
+            expected: Self.control | 1, desired: 0, successOrdering: .releasing, failureOrdering: .acquiring
+        ).exchanged
+    }
+
+    /// Leaves control mode but stays the owner (an ordinary one, which may call out). Returns
+    /// the count to drain with (`leave(_:)`).
+    @inlinable
+    func endControlMode() -> Int {
+        count.wrappingSubtract(Self.control, ordering: .acquiringAndReleasing).newValue
+    }
 }

@@ -4,19 +4,28 @@ import Synchronization
 ///
 /// Every event and every change to the subscriber list goes through one owner at a time
 /// (`_WorkInProgress`): whoever finds the subject free becomes its owner and does its own work
-/// at once; whoever finds it busy (another thread, or a subscriber sending, subscribing or
+/// at once; whoever finds it delivering (another thread, or a subscriber sending, subscribing or
 /// disposing re-entrantly from a callback) queues its work, and the owner runs that work, in
 /// order, before it gives ownership up. So each subscriber sees events one at a time, in one
 /// order, and a subscriber that sends into the subject it observes neither deadlocks nor
-/// recurses. Nothing is locked while a subscriber runs.
+/// recurses. No lock is held while a subscriber runs.
 ///
 /// The fast path — a send that finds the subject free — costs two atomic read-modify-writes
 /// (claim, release) and a walk over the subscriber list in place: no lock, no copy.
 ///
+/// Subscribing and disposing are *control* steps: short, and they run no subscriber code. They
+/// own the subject in control mode (`_WorkInProgress.control`), holding `control`'s lock, and a
+/// sender that finds the subject in control mode waits for that lock instead of queueing. So,
+/// as with a lock around the subscriber list, a send is delivered before it returns unless
+/// another event (or a replay) is being delivered at that moment: subscribing and disposing on
+/// other threads never turn a send into a queued one. Subscribing to a replaying subject calls
+/// the new subscriber (the replay), so it becomes an ordinary owner, like a send.
+///
 /// Why `@unchecked Sendable` is safe: the only mutable stored property, `owned`, is read and
-/// written only by the current owner of `wip` — between a successful `tryClaim()`/`join()`
-/// and the release that brings the counter back to 0 (see `_WorkInProgress`). At most one
-/// thread is the owner at any time, and successive owners are ordered by the acquire/release
+/// written only by the current owner of `wip` — between a successful claim (`tryClaim()`,
+/// `tryClaimControl()`, or a `join()`/`joinControl()` that found the counter at 0) and the
+/// release that brings the counter back to 0 (see `_WorkInProgress`). At most one thread is the
+/// owner at any time, and successive owners are ordered by the acquire/release
 /// read-modify-writes on the counter, so no two threads ever access `owned` concurrently. A
 /// callback that re-enters the subject while its owner is delivering cannot claim it (the
 /// counter is not 0): it only appends to `pending` (under its own lock), so even on the
@@ -28,51 +37,55 @@ import Synchronization
 /// Each subscriber is a `_SubjectSubscription`, which holds its sink in a `let`: delivery calls
 /// the sink through an unretained (+0) reference, which is safe because the subscriber list —
 /// and so the strong reference it holds — cannot change while the owner walks it.
+///
+/// Locks: `control` may be held while taking `pending` or `replay`; nothing else nests, and
+/// none of them is held while calling out.
 @usableFromInline
 final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     @usableFromInline typealias Sink = @Sendable (Event<Value, Failure>) -> Void
+    @usableFromInline typealias Subscription = _SubjectSubscription<Value, Failure>
 
     /// Work queued for the owner.
     @usableFromInline
     enum Work {
         case event(Event<Value, Failure>)
-        case attach(_SubjectSubscription<Value, Failure>, lifetime: CompoundDisposable)
+        case attach(Subscription, lifetime: CompoundDisposable)
     }
 
     @usableFromInline
     struct Pending {
         @usableFromInline var queue = _FIFO<Work>()
-        /// Subscriptions disposed while the subject was owned. The owner applies them before
-        /// anything else queued, so that a disposed subscriber gets no further event.
+        /// Subscriptions disposed while the subject was delivering. The owner applies them
+        /// before anything else queued, so that a disposed subscriber gets no further event.
         @usableFromInline var removals: [UInt64] = []
         @inlinable init() {}
-    }
-
-    /// What the owner does next.
-    @usableFromInline
-    enum Next {
-        case removals([UInt64])
-        case work(Work)
     }
 
     /// The state only the owner touches.
     @usableFromInline
     struct Owned {
-        @usableFromInline var subscribers = _Bag<_SubjectSubscription<Value, Failure>>()
+        @usableFromInline var subscribers = _Bag<Subscription>()
         /// The terminal event, once accepted: later events are dropped, late subscribers get it.
         @usableFromInline var terminal: Event<Value, Failure>?
+        /// The replay buffer holds values: subscribing must replay them.
+        @usableFromInline var replaying = false
         @inlinable init() {}
+
+        /// Whether a new subscriber must be called at once (replay, or the terminal event).
+        @inlinable var admissionCallsOut: Bool { replaying || terminal != nil }
     }
 
     @usableFromInline let wip = _WorkInProgress()
     @exclusivity(unchecked) @usableFromInline var owned = Owned()
     @usableFromInline let pending = _Locked(Pending())
+    /// Held by subscribe and dispose steps (with the next subscription token). Senders that
+    /// find the subject in control mode wait for it.
+    @usableFromInline let control = _Locked<UInt64>(0)
     /// The values to replay (latest last); nil for a plain subject, which replays nothing. The
     /// owner appends under this lock so that `currentValues` can read it from any thread.
     @usableFromInline let replay: _Locked<_RingBuffer<Value>>?
     /// The number of subscribers, kept by the owner for `subscriberCount`.
     @usableFromInline let liveCount = Atomic<Int>(0)
-    @usableFromInline let tokens = Atomic<UInt64>(0)
 
     @inlinable
     init(replay capacity: Int) {
@@ -88,8 +101,32 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
             let missed = wip.tryRelease()
             if missed != 0 { drain(missed) }
         } else {
+            sendContended(event)
+        }
+    }
+
+    /// A send that found the subject owned: waits out a subscribe or dispose step, or queues
+    /// the event for the thread delivering.
+    @usableFromInline
+    func sendContended(_ event: Event<Value, Failure>) {
+        while true {
+            let state = wip.count.load(ordering: .relaxed)
+            if state == 0 {
+                guard wip.tryClaim() else { continue }
+                process(event)
+                let missed = wip.tryRelease()
+                if missed != 0 { drain(missed) }
+                return
+            }
+            if _WorkInProgress.isControl(state) {
+                // A subscribe or dispose step owns the subject (it holds `control` whenever the
+                // flag is set, and runs no subscriber code): wait for it, as for a lock.
+                control.withLock { _ in }
+                continue
+            }
             pending.withLock { $0.queue.append(.event(event)) }
             if wip.join() { drain(1) }
+            return
         }
     }
 
@@ -99,7 +136,10 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         if owned.terminal != nil { return }
         switch event {
         case .next(let value):
-            if let replay { replay.withLock { $0.append(value) } }
+            if let replay {
+                replay.withLock { $0.append(value) }
+                owned.replaying = true
+            }
         case .error, .completed:
             owned.terminal = event
         }
@@ -125,29 +165,17 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     }
 
     /// Runs queued work until none is left and nothing more was announced, then gives up
-    /// ownership. Owner only; `missed` is the count to pass to `_WorkInProgress.leave(_:)`.
+    /// ownership. Owner only (ordinary mode); `missed` is the count to pass to
+    /// `_WorkInProgress.leave(_:)`.
     @usableFromInline
     func drain(_ missed: Int) {
         var missed = missed
         repeat {
-            while let next = pending.withLock({ pending -> Next? in
-                if !pending.removals.isEmpty {
-                    defer { pending.removals = [] }
-                    return .removals(pending.removals)
-                }
-                return pending.queue.isEmpty ? nil : .work(pending.queue.removeFirst())
-            }) {
-                switch next {
-                case .removals(let tokens):
-                    var removed: [_SubjectSubscription<Value, Failure>] = []
-                    for token in tokens {
-                        if let sink = owned.subscribers.remove(token: token) { removed.append(sink) }
-                    }
-                    liveCount.store(owned.subscribers.count, ordering: .releasing)
-                    withExtendedLifetime(removed) {}
-                case .work(.event(let event)):
+            while let work = nextWork() {
+                switch work {
+                case .event(let event):
                     process(event)
-                case .work(.attach(let subscription, let lifetime)):
+                case .attach(let subscription, let lifetime):
                     _ = admit(subscription, lifetime: lifetime)
                 }
             }
@@ -155,18 +183,47 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         } while missed != 0
     }
 
+    /// The next queued work, after applying the queued removals. Owner only.
+    @inlinable
+    func nextWork() -> Work? {
+        let (removals, work) = pending.withLock { pending -> ([UInt64], Work?) in
+            var removals: [UInt64] = []
+            swap(&removals, &pending.removals)
+            return (removals, pending.queue.isEmpty ? nil : pending.queue.removeFirst())
+        }
+        if !removals.isEmpty {
+            let removed = remove(removals)
+            withExtendedLifetime(removed) {}
+        }
+        return work
+    }
+
+    /// Removes subscribers; returns them, to be released by the caller (outside any lock: a
+    /// subscriber's deinit may run user code). Owner only.
+    @usableFromInline
+    func remove(_ tokens: [UInt64]) -> [Subscription] {
+        var removed: [Subscription] = []
+        for token in tokens {
+            if let subscription = owned.subscribers.remove(token: token) { removed.append(subscription) }
+        }
+        liveCount.store(owned.subscribers.count, ordering: .releasing)
+        return removed
+    }
+
     // MARK: Subscribing
 
-    /// Adds a subscriber (unless the subject has ended) and replays to it. Owner only.
-    /// Returns whether the subscriber was added.
+    /// Adds a subscriber (unless the subject has ended, or the subscription was disposed) and
+    /// replays to it. Owner only; calls out only if `owned.admissionCallsOut`. Returns whether
+    /// the subscriber was added.
     @usableFromInline
-    func admit(_ subscription: _SubjectSubscription<Value, Failure>, lifetime: CompoundDisposable) -> Bool {
+    func admit(_ subscription: Subscription, lifetime: CompoundDisposable) -> Bool {
         if lifetime.isDisposed { return false }
         let terminal = owned.terminal
         if terminal == nil {
             owned.subscribers.insert(subscription, token: subscription.token)
             liveCount.store(owned.subscribers.count, ordering: .releasing)
         }
+        guard owned.admissionCallsOut else { return true }
         let sink = subscription.sink
         if let replay {
             for value in replay.withLock({ $0.elements }) {
@@ -181,55 +238,113 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         return true
     }
 
+    /// What a subscribe or dispose step leaves to do once `control` is released.
+    @usableFromInline
+    enum ControlExit {
+        /// Nothing: the subject was released, or the step was queued for its owner.
+        case done
+        /// The caller owns the subject (ordinary mode) and must drain with this count.
+        case drain(Int)
+        /// The caller owns the subject (ordinary mode) and must admit the new subscriber itself
+        /// (it replays, which calls out), then release.
+        case admit
+    }
+
+    /// After a subscribe or dispose step was queued and its `joinControl()` found the subject
+    /// free: this thread owns it in control mode and applies the queued steps that call nobody
+    /// (removals; subscriptions to a subject that replays nothing). At anything that calls out
+    /// (an event, a replay) it becomes an ordinary owner, which must drain once `control` is
+    /// released. Under `control`; removed subscribers go to `released`, to be released after.
+    @usableFromInline
+    func drainControl(_ released: inout [Subscription]) -> ControlExit {
+        while true {
+            let calm = !owned.admissionCallsOut
+            let (removals, attach, more) = pending.withLock { pending -> ([UInt64], Work?, Bool) in
+                var removals: [UInt64] = []
+                swap(&removals, &pending.removals)
+                guard let first = pending.queue.first else { return (removals, nil, false) }
+                if calm, case .attach = first { return (removals, pending.queue.removeFirst(), true) }
+                return (removals, nil, true)
+            }
+            released += remove(removals)
+            if case .attach(let subscription, let lifetime)? = attach {
+                _ = admit(subscription, lifetime: lifetime)   // calls nobody: `calm`
+                continue
+            }
+            if more { return .drain(wip.endControlMode()) }
+            return endControl()
+        }
+    }
+
+    /// Ends a control step: releases the subject, or, if work was announced meanwhile, turns
+    /// into an ordinary owner that must drain it.
+    @inlinable
+    func endControl() -> ControlExit {
+        wip.tryReleaseControl() ? .done : .drain(wip.endControlMode())
+    }
+
+    /// Runs what a control step left to do (after releasing `control`).
+    @inlinable
+    func finish(_ exit: ControlExit) {
+        if case .drain(let missed) = exit { drain(missed) }
+    }
+
     @usableFromInline
     func attach(_ sink: @escaping Sink, lifetime: CompoundDisposable) {
-        let subscription: _SubjectSubscription<Value, Failure>
-        if wip.tryClaim() {
-            subscription = _SubjectSubscription(
-                core: self, token: tokens.wrappingAdd(1, ordering: .relaxed).oldValue, sink: sink)
-            let added = admit(subscription, lifetime: lifetime)
+        var released: [Subscription] = []
+        let (subscription, exit, added) = control.withLock { nextToken -> (Subscription, ControlExit, Bool) in
+            let subscription = Subscription(core: self, token: nextToken, sink: sink)
+            nextToken &+= 1
+            if wip.tryClaimControl() {
+                if owned.admissionCallsOut {
+                    _ = wip.endControlMode()
+                    return (subscription, .admit, true)
+                }
+                let added = admit(subscription, lifetime: lifetime)   // calls nobody
+                return (subscription, endControl(), added)
+            }
+            pending.withLock { $0.queue.append(.attach(subscription, lifetime: lifetime)) }
+            return (subscription, wip.joinControl() ? drainControl(&released) : .done, true)
+        }
+        withExtendedLifetime(released) {}
+        var keep = added
+        if case .admit = exit {
+            keep = admit(subscription, lifetime: lifetime)
             let missed = wip.tryRelease()
             if missed != 0 { drain(missed) }
-            if !added { return }
         } else {
-            // Reserving the token under the queue's lock keeps tokens in queue order, so the
-            // owner nearly always appends to the sorted subscriber list.
-            subscription = pending.withLock { pending in
-                let subscription = _SubjectSubscription(
-                    core: self, token: tokens.wrappingAdd(1, ordering: .relaxed).oldValue, sink: sink)
-                pending.queue.append(.attach(subscription, lifetime: lifetime))
-                return subscription
-            }
-            if wip.join() { drain(1) }
+            finish(exit)
         }
-        lifetime.add(subscription)
+        if keep { lifetime.add(subscription) }
     }
 
     @usableFromInline
     func detach(token: UInt64) {
-        if wip.tryClaim() {
-            let removed = owned.subscribers.remove(token: token)
-            liveCount.store(owned.subscribers.count, ordering: .releasing)
-            let missed = wip.tryRelease()
-            if missed != 0 { drain(missed) }
-            // Release the subscriber's closure last: its deinit may run user code.
-            withExtendedLifetime(removed) {}
-            return
-        }
+        var released: [Subscription] = []
         var withdrawn: Work?
-        let queued = pending.withLock { pending -> Bool in
-            // Not admitted yet: withdraw the subscription before it starts.
-            if let index = pending.queue.firstIndex(where: {
-                if case .attach(let subscription, _) = $0 { subscription.token == token } else { false }
-            }) {
-                withdrawn = pending.queue.remove(at: index)
-                return false
+        let exit = control.withLock { _ -> ControlExit in
+            if wip.tryClaimControl() {
+                released = remove([token])
+                return endControl()
             }
-            pending.removals.append(token)
-            return true
+            let queued = pending.withLock { pending -> Bool in
+                // Not admitted yet: withdraw the subscription before it starts.
+                if let index = pending.queue.firstIndex(where: {
+                    if case .attach(let subscription, _) = $0 { subscription.token == token } else { false }
+                }) {
+                    withdrawn = pending.queue.remove(at: index)
+                    return false
+                }
+                pending.removals.append(token)
+                return true
+            }
+            guard queued, wip.joinControl() else { return .done }
+            return drainControl(&released)
         }
+        // Release the subscriber last, outside every lock: its deinit may run user code.
+        withExtendedLifetime(released) {}
         withExtendedLifetime(withdrawn) {}
-        if queued, wip.join() { drain(1) }
+        finish(exit)
     }
 
     @inlinable
