@@ -303,6 +303,34 @@ struct OwnershipTests {
         #expect(subject.subscriberCount == 0)
     }
 
+    @Test func stressSendIsDeliveredBeforeItReturnsWhileOthersSubscribeAndDispose() {
+        // Subscribing and disposing never call out, so a sender waits for them rather than
+        // queueing its event for them: with no other event in flight, a send is delivered
+        // before it returns, however busy other threads are subscribing and disposing.
+        let subject = Subject<Int, Never>()
+        let late = Counter()
+        let stop = Flag()
+        runConcurrently(Self.threads) { worker in
+            if worker == 0 {
+                defer { stop.set() }
+                for value in 0..<(Self.values / 4) {
+                    let received = Counter()
+                    let d = subject.signal.subscribe(next: { _ in received.increment() })
+                    subject.sendNext(value)
+                    if received.count != 1 { late.increment() }
+                    d.dispose()
+                }
+                return
+            }
+            while !stop.isSet {
+                let d = subject.signal.map { $0 }.subscribe(next: { _ in })
+                d.dispose()
+            }
+        }
+        #expect(late.count == 0, "every send reached the sender's own subscriber before returning")
+        #expect(subject.subscriberCount == 0)
+    }
+
     @Test func stressReplaySubscribersAttachingWhileSendingGetEverythingOnce() {
         let subject = ReplaySubject<Int, Never>(capacity: .max)
         let subscribers = Self.threads * 25
