@@ -184,7 +184,7 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     }
 
     /// The next queued work, after applying the queued removals. Owner only.
-    @inlinable
+    @usableFromInline
     func nextWork() -> Work? {
         let (removals, work) = pending.withLock { pending -> ([UInt64], Work?) in
             var removals: [UInt64] = []
