@@ -238,25 +238,13 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         return true
     }
 
-    /// What a subscribe or dispose step leaves to do once `control` is released.
-    @usableFromInline
-    enum ControlExit {
-        /// Nothing: the subject was released, or the step was queued for its owner.
-        case done
-        /// The caller owns the subject (ordinary mode) and must drain with this count.
-        case drain(Int)
-        /// The caller owns the subject (ordinary mode) and must admit the new subscriber itself
-        /// (it replays, which calls out), then release.
-        case admit
-    }
-
     /// After a subscribe or dispose step was queued and its `joinControl()` found the subject
     /// free: this thread owns it in control mode and applies the queued steps that call nobody
     /// (removals; subscriptions to a subject that replays nothing). At anything that calls out
     /// (an event, a replay) it becomes an ordinary owner, which must drain once `control` is
     /// released. Under `control`; removed subscribers go to `released`, to be released after.
     @usableFromInline
-    func drainControl(_ released: inout [Subscription]) -> ControlExit {
+    func drainControl(_ released: inout [Subscription]) -> _ControlExit {
         while true {
             let calm = !owned.admissionCallsOut
             let (removals, attach, more) = pending.withLock { pending -> ([UInt64], Work?, Bool) in
@@ -279,72 +267,93 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     /// Ends a control step: releases the subject, or, if work was announced meanwhile, turns
     /// into an ordinary owner that must drain it.
     @inlinable
-    func endControl() -> ControlExit {
+    func endControl() -> _ControlExit {
         wip.tryReleaseControl() ? .done : .drain(wip.endControlMode())
     }
 
-    /// Runs what a control step left to do (after releasing `control`).
-    @inlinable
-    func finish(_ exit: ControlExit) {
-        if case .drain(let missed) = exit { drain(missed) }
+    /// Queues a subscription for the owner (the subject is busy delivering). Under `control`.
+    @usableFromInline
+    func enqueueAttach(
+        _ subscription: Subscription, lifetime: CompoundDisposable, _ released: inout [Subscription]
+    ) -> _ControlExit {
+        pending.withLock { $0.queue.append(.attach(subscription, lifetime: lifetime)) }
+        guard wip.joinControl() else { return .done }
+        return drainControl(&released)
     }
 
+    /// Queues the removal of a subscriber for the owner (the subject is busy delivering), or
+    /// withdraws its subscription if it was not admitted yet. Under `control`.
     @usableFromInline
+    func enqueueDetach(_ token: UInt64, _ released: inout [Subscription], _ withdrawn: inout Work?) -> _ControlExit {
+        let queued = pending.withLock { pending -> Bool in
+            if let index = pending.queue.firstIndex(where: {
+                if case .attach(let subscription, _) = $0 { subscription.token == token } else { false }
+            }) {
+                withdrawn = pending.queue.remove(at: index)
+                return false
+            }
+            pending.removals.append(token)
+            return true
+        }
+        guard queued, wip.joinControl() else { return .done }
+        return drainControl(&released)
+    }
+
+    /// Subscribes. When the subject is free and replays nothing, this is a control step: it
+    /// adds the subscriber under `control` and calls nobody.
+    @inlinable
     func attach(_ sink: @escaping Sink, lifetime: CompoundDisposable) {
         var released: [Subscription] = []
-        let (subscription, exit, added) = control.withLock { nextToken -> (Subscription, ControlExit, Bool) in
+        let (subscription, exit) = control.withLock { nextToken -> (Subscription, _ControlExit) in
             let subscription = Subscription(core: self, token: nextToken, sink: sink)
             nextToken &+= 1
-            if wip.tryClaimControl() {
-                if owned.admissionCallsOut {
-                    _ = wip.endControlMode()
-                    return (subscription, .admit, true)
-                }
-                let added = admit(subscription, lifetime: lifetime)   // calls nobody
-                return (subscription, endControl(), added)
+            guard wip.tryClaimControl() else {
+                return (subscription, enqueueAttach(subscription, lifetime: lifetime, &released))
             }
-            pending.withLock { $0.queue.append(.attach(subscription, lifetime: lifetime)) }
-            return (subscription, wip.joinControl() ? drainControl(&released) : .done, true)
+            if owned.admissionCallsOut {
+                // The replay calls the subscriber: admit it as an ordinary owner, unlocked.
+                _ = wip.endControlMode()
+                return (subscription, .admit)
+            }
+            if !lifetime.isDisposed {
+                owned.subscribers.insert(subscription, token: subscription.token)
+                liveCount.store(owned.subscribers.count, ordering: .releasing)
+            }
+            return (subscription, endControl())
         }
-        withExtendedLifetime(released) {}
-        var keep = added
-        if case .admit = exit {
-            keep = admit(subscription, lifetime: lifetime)
+        withExtendedLifetime(released) {}   // outside the lock: a deinit may run user code
+        switch exit {
+        case .done:
+            break
+        case .drain(let missed):
+            drain(missed)
+        case .admit:
+            let added = admit(subscription, lifetime: lifetime)
             let missed = wip.tryRelease()
             if missed != 0 { drain(missed) }
-        } else {
-            finish(exit)
+            if !added { return }
         }
-        if keep { lifetime.add(subscription) }
+        lifetime.add(subscription)
     }
 
-    @usableFromInline
+    /// Removes a subscriber: a control step if the subject is free, otherwise queued for the
+    /// owner (applied before its next event).
+    @inlinable
     func detach(token: UInt64) {
+        var removed: Subscription?
         var released: [Subscription] = []
         var withdrawn: Work?
-        let exit = control.withLock { _ -> ControlExit in
-            if wip.tryClaimControl() {
-                released = remove([token])
-                return endControl()
-            }
-            let queued = pending.withLock { pending -> Bool in
-                // Not admitted yet: withdraw the subscription before it starts.
-                if let index = pending.queue.firstIndex(where: {
-                    if case .attach(let subscription, _) = $0 { subscription.token == token } else { false }
-                }) {
-                    withdrawn = pending.queue.remove(at: index)
-                    return false
-                }
-                pending.removals.append(token)
-                return true
-            }
-            guard queued, wip.joinControl() else { return .done }
-            return drainControl(&released)
+        let exit = control.withLock { _ -> _ControlExit in
+            guard wip.tryClaimControl() else { return enqueueDetach(token, &released, &withdrawn) }
+            removed = owned.subscribers.remove(token: token)
+            liveCount.store(owned.subscribers.count, ordering: .releasing)
+            return endControl()
         }
         // Release the subscriber last, outside every lock: its deinit may run user code.
+        withExtendedLifetime(removed) {}
         withExtendedLifetime(released) {}
         withExtendedLifetime(withdrawn) {}
-        finish(exit)
+        if case .drain(let missed) = exit { drain(missed) }
     }
 
     @inlinable
@@ -361,6 +370,18 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     var signal: Signal<Value, Failure> {
         Signal(_unchecked: { [self] sink, lifetime in attach(sink, lifetime: lifetime) })
     }
+}
+
+/// What a subscribe or dispose step of a subject leaves to do once its control lock is released.
+@usableFromInline
+enum _ControlExit {
+    /// Nothing: the subject was released, or the step was queued for its owner.
+    case done
+    /// The caller owns the subject (ordinary mode) and must drain with this count.
+    case drain(Int)
+    /// The caller owns the subject (ordinary mode) and must admit the new subscriber itself (a
+    /// replay calls it), then release.
+    case admit
 }
 
 /// One subscriber of a subject: its sink, and the disposable that removes it from the subject.
