@@ -135,6 +135,22 @@ struct OwnershipTests {
         box.withLock { $0 = nil }
     }
 
+    @Test func subscriberReleasedOnDisposalMaySendIntoTheSubjectFromADeinit() {
+        // The subject releases a removed subscriber outside its locks and after giving up
+        // ownership, so user code run by the release (a deinit) may use the subject.
+        let subject = Subject<Int, Never>()
+        let (recorder, _) = subject.signal.record()
+        let subscription: any Disposable
+        do {
+            let tracked = Tracked { subject.sendNext(99) }
+            subscription = subject.signal.subscribe(next: { [tracked] _ in _ = tracked })
+        }
+        subject.sendNext(1)
+        subscription.dispose()
+        #expect(recorder.values == [1, 99], "the deinit's send was delivered, no deadlock")
+        #expect(subject.subscriberCount == 1)
+    }
+
     @Test func subscribingAndDisposingBeforeAdmissionNeverStarts() {
         let subject = ReplaySubject<Int, Never>(capacity: .max)
         let holder = Holder(on: 1)

@@ -242,9 +242,11 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     /// free: this thread owns it in control mode and applies the queued steps that call nobody
     /// (removals; subscriptions to a subject that replays nothing). At anything that calls out
     /// (an event, a replay) it becomes an ordinary owner, which must drain once `control` is
-    /// released. Under `control`; removed subscribers go to `released`, to be released after.
+    /// released. Under `control`. What it lets go of (removed subscribers, subscriptions that
+    /// were not admitted and their lifetimes) goes to `released`, for the caller to release
+    /// after `control`: a deinit may run user code, which may use this subject.
     @usableFromInline
-    func drainControl(_ released: inout [Subscription]) -> _ControlExit {
+    func drainControl(_ released: inout [AnyObject]) -> _ControlExit {
         while true {
             let calm = !owned.admissionCallsOut
             let (removals, attach, more) = pending.withLock { pending -> ([UInt64], Work?, Bool) in
@@ -254,9 +256,11 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
                 if calm, case .attach = first { return (removals, pending.queue.removeFirst(), true) }
                 return (removals, nil, true)
             }
-            released += remove(removals)
+            released.append(contentsOf: remove(removals) as [AnyObject])
             if case .attach(let subscription, let lifetime)? = attach {
                 _ = admit(subscription, lifetime: lifetime)   // calls nobody: `calm`
+                released.append(subscription)
+                released.append(lifetime)
                 continue
             }
             if more { return .drain(wip.endControlMode()) }
@@ -274,7 +278,7 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     /// Queues a subscription for the owner (the subject is busy delivering). Under `control`.
     @usableFromInline
     func enqueueAttach(
-        _ subscription: Subscription, lifetime: CompoundDisposable, _ released: inout [Subscription]
+        _ subscription: Subscription, lifetime: CompoundDisposable, _ released: inout [AnyObject]
     ) -> _ControlExit {
         pending.withLock { $0.queue.append(.attach(subscription, lifetime: lifetime)) }
         guard wip.joinControl() else { return .done }
@@ -284,7 +288,7 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     /// Queues the removal of a subscriber for the owner (the subject is busy delivering), or
     /// withdraws its subscription if it was not admitted yet. Under `control`.
     @usableFromInline
-    func enqueueDetach(_ token: UInt64, _ released: inout [Subscription], _ withdrawn: inout Work?) -> _ControlExit {
+    func enqueueDetach(_ token: UInt64, _ released: inout [AnyObject], _ withdrawn: inout Work?) -> _ControlExit {
         let queued = pending.withLock { pending -> Bool in
             if let index = pending.queue.firstIndex(where: {
                 if case .attach(let subscription, _) = $0 { subscription.token == token } else { false }
@@ -303,7 +307,7 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     /// adds the subscriber under `control` and calls nobody.
     @inlinable
     func attach(_ sink: @escaping Sink, lifetime: CompoundDisposable) {
-        var released: [Subscription] = []
+        var released: [AnyObject] = []
         let (subscription, exit) = control.withLock { nextToken -> (Subscription, _ControlExit) in
             let subscription = Subscription(core: self, token: nextToken, sink: sink)
             nextToken &+= 1
@@ -341,7 +345,7 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     @inlinable
     func detach(token: UInt64) {
         var removed: Subscription?
-        var released: [Subscription] = []
+        var released: [AnyObject] = []
         var withdrawn: Work?
         let exit = control.withLock { _ -> _ControlExit in
             guard wip.tryClaimControl() else { return enqueueDetach(token, &released, &withdrawn) }
