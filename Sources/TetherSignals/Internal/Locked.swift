@@ -16,7 +16,7 @@ import Synchronization
 ///
 /// Exclusivity checking of `state` is turned off (`@exclusivity(unchecked)`): every access is
 /// inside `withLock`, so two accesses could only overlap if `body` called `withLock` on the same
-/// lock again — which would deadlock on the (non-recursive) mutex before any access. The
+/// lock again — which blocks (or traps) on the non-recursive mutex before any access. The
 /// runtime check could never fire, and it cost two runtime calls per `withLock`.
 @usableFromInline
 package final class _Locked<State>: @unchecked Sendable {

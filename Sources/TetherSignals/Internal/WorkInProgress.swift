@@ -27,6 +27,12 @@ import Synchronization
 /// Memory ordering: a release RMW to 0 and the acquire RMW that next leaves 0 synchronise, so
 /// each owner sees everything the previous owners wrote to the owned state. The queue has its
 /// own lock.
+///
+/// Control mode (subjects only; see `control`): an owner that runs a short step calling nobody
+/// (subscribing, disposing) sets a flag in the counter while it holds a lock; a sender that sees
+/// the flag waits for that lock instead of queueing, so the step never defers a send. The flag
+/// changes nothing above: the low bits still count announcements, and the owner still releases
+/// only by bringing the whole counter to 0.
 @usableFromInline
 struct _WorkInProgress: ~Copyable {
     @usableFromInline let count = Atomic<Int>(0)
