@@ -85,22 +85,40 @@ public struct Observer<Value, Failure: Error>: Subscriber {
 ///
 /// Senders never block each other: a send that arrives while another is being delivered (from
 /// another thread, or re-entrantly from inside the sink) is queued and delivered, in order, by
-/// the thread already delivering, before it returns.
+/// the thread already delivering, before it returns. The gate is owned by one thread at a time
+/// through a work-in-progress counter (`_WorkInProgress`); a send that finds it free costs two
+/// atomic read-modify-writes and no lock.
+///
+/// Why `@unchecked Sendable` is safe: the only mutable stored property, `owned`, is read and
+/// written only by the current owner of `wip` (between a successful `tryClaim()`/`join()` and
+/// the release that brings the counter back to 0). At most one thread owns the gate at a time,
+/// and successive owners are ordered by the acquire/release read-modify-writes on the counter,
+/// so no two threads ever access `owned` concurrently. A sink that re-enters the gate cannot
+/// claim it (the counter is not 0) and only appends to `pending`, under its own lock; so even
+/// on the owner's thread no access to `owned` overlaps another, which is why exclusivity
+/// checking of `owned` is turned off (it could never fire). `isTerminated`, read from any
+/// thread, is the atomic `terminated`.
 @usableFromInline
-final class _Gate<Value, Failure: Error>: Sendable {
+final class _Gate<Value, Failure: Error>: @unchecked Sendable {
     @usableFromInline typealias Sink = @Sendable (Event<Value, Failure>) -> Void
 
+    /// The state only the owner touches.
     @usableFromInline
-    struct State {
-        @usableFromInline var terminated = false
-        @usableFromInline var delivering = false
-        @usableFromInline var pending = _FIFO<Event<Value, Failure>>()
+    struct Owned {
+        /// A terminal event was delivered (or dropped after disposal): nothing follows.
+        @usableFromInline var closed = false
+        /// The event of an `offer(_:)` that claimed the gate, for the `drain()` that follows.
+        @usableFromInline var handoff: Event<Value, Failure>?
         @inlinable init() {}
     }
 
     @usableFromInline let sink: Sink
     @usableFromInline let lifetime: CompoundDisposable
-    @usableFromInline let state = _Locked(State())
+    @usableFromInline let wip = _WorkInProgress()
+    /// A terminal event was accepted: later events are refused at once.
+    @usableFromInline let terminated = Atomic<Bool>(false)
+    @exclusivity(unchecked) @usableFromInline var owned = Owned()
+    @usableFromInline let pending = _Locked(_FIFO<Event<Value, Failure>>())
 
     @inlinable
     init(sink: @escaping Sink, lifetime: CompoundDisposable) {
@@ -108,62 +126,88 @@ final class _Gate<Value, Failure: Error>: Sendable {
         self.lifetime = lifetime
     }
 
-    @usableFromInline var isTerminated: Bool { state.withLock { $0.terminated } }
+    @usableFromInline var isTerminated: Bool { terminated.load(ordering: .acquiring) }
+
+    /// Refuses an event that follows an accepted terminal event; accepts one terminal event.
+    ///
+    /// Two senders racing (a value and a terminal event) may both pass and queue their events
+    /// in either order; the owner's `closed` flag then drops whatever comes after the terminal.
+    @inlinable @inline(__always)
+    func accept(_ event: Event<Value, Failure>) -> Bool {
+        switch event {
+        case .next: !terminated.load(ordering: .relaxed)
+        case .error, .completed: !terminated.exchange(true, ordering: .acquiringAndReleasing)
+        }
+    }
+
+    /// Delivers one event, unless a terminal event came before it. Owner only.
+    @inlinable @inline(__always)
+    func deliver(_ event: Event<Value, Failure>) {
+        if owned.closed { return }
+        if event.isTerminal { owned.closed = true }
+        if !lifetime.isDisposed { sink(event) }
+    }
 
     /// Sends one event: delivers it now, or queues it for the thread already delivering.
     @inlinable
     func send(_ event: Event<Value, Failure>) {
-        if lifetime.isDisposed { return }
-        let deliverNow = state.withLock { state -> Bool in
-            if state.terminated { return false }
-            if event.isTerminal { state.terminated = true }
-            if state.delivering {
-                state.pending.append(event)
-                return false
-            }
-            state.delivering = true
-            return true
+        if lifetime.isDisposed || !accept(event) { return }
+        if wip.tryClaim() {
+            deliver(event)
+            let missed = wip.tryRelease()
+            if missed != 0 { drainQueue(missed) }
+        } else {
+            pending.withLock { $0.append(event) }
+            if wip.join() { drainQueue(1) }
         }
-        guard deliverNow else { return }
-        if !lifetime.isDisposed { sink(event) }
-        drain()
     }
 
-    /// Queues `event` without delivering it, and returns true if the caller claimed delivery
+    /// Accepts `event` without delivering it, and returns true if the caller claimed delivery
     /// and must call `drain()` (after releasing any lock of its own).
     ///
     /// Operators with several upstreams (combineLatest, zip, merge, flatten) call this while
     /// holding their own state lock, so that the order of events out is the order in which
-    /// their state changed; then they call `drain()` outside that lock. The gate's lock is a
-    /// leaf: nothing is called while it is held.
+    /// their state changed; then they call `drain()` outside that lock. Nothing is called out
+    /// from here. If the gate is free, the caller becomes its owner and the event waits in
+    /// `owned.handoff` (no queue, no lock); any event offered after it, by this caller or
+    /// another, finds the gate owned and is queued behind it.
     @inlinable
     func offer(_ event: Event<Value, Failure>) -> Bool {
-        if lifetime.isDisposed { return false }
-        return state.withLock { state -> Bool in
-            if state.terminated { return false }
-            if event.isTerminal { state.terminated = true }
-            state.pending.append(event)
-            if state.delivering { return false }
-            state.delivering = true
+        if lifetime.isDisposed || !accept(event) { return false }
+        if wip.tryClaim() {
+            owned.handoff = event
             return true
+        }
+        pending.withLock { $0.append(event) }
+        return wip.join()
+    }
+
+    /// Delivers the offered events until none is left, then frees the gate. Call only after
+    /// `offer(_:)` returned true.
+    @inlinable
+    func drain() {
+        // The caller owns the gate: either its offer claimed it (the event is in `handoff`), or
+        // its offer was queued and found the counter at 0 (the event is in the queue).
+        if let event = owned.handoff.take() {
+            deliver(event)
+            let missed = wip.tryRelease()
+            if missed != 0 { drainQueue(missed) }
+        } else {
+            drainQueue(1)
         }
     }
 
-    /// Delivers queued events until none is left, then frees the gate. Call only after
-    /// `offer(_:)` returned true (or from `send(_:)`).
-    @inlinable
-    func drain() {
-        while true {
-            let next = state.withLock { state -> Event<Value, Failure>? in
-                if state.pending.isEmpty {
-                    state.delivering = false
-                    return nil
-                }
-                return state.pending.removeFirst()
+    /// Delivers queued events until the queue is empty and nothing more was announced, then
+    /// frees the gate. Owner only; `missed` is the count to pass to `_WorkInProgress.leave(_:)`.
+    @usableFromInline
+    func drainQueue(_ missed: Int) {
+        var missed = missed
+        repeat {
+            while let event = pending.withLock({ $0.isEmpty ? nil : $0.removeFirst() }) {
+                deliver(event)
             }
-            guard let next else { return }
-            if !lifetime.isDisposed { sink(next) }
-        }
+            missed = wip.leave(missed)
+        } while missed != 0
     }
 }
 

@@ -183,13 +183,18 @@ struct ConcurrencyStressTests {
     @Test func deliverOnKeepsEachThreadsOrder() {
         let subject = Subject<Int, Never>()
         let checker = SerialChecker()
+        let completed = Flag()
         let done = DispatchSemaphore(value: 0)
         let subscription = subject.signal
             .deliver(on: QueueScheduler(label: "stress.deliver"))
-            .subscribe(next: { checker.receive($0) }, completed: { done.signal() })
+            .subscribe(next: { checker.receive($0) }, completed: { completed.set() })
+        // Wait for the disposal, which follows the `completed` callback on the delivering
+        // thread (waiting for the callback itself raced with that disposal).
+        (subscription as? CompoundDisposable)?.add { done.signal() }
         Self.sendFromManyThreads { subject.sendNext($0) }
         subject.sendCompleted()
         #expect(done.wait(timeout: .now() + .seconds(10)) == .success)
+        #expect(completed.isSet)
         #expect(checker.count == Self.total)
         #expect(checker.overlaps == 0)
         #expect(checker.orderViolations == 0)

@@ -17,6 +17,9 @@ struct _FIFO<Element> {
 
     @inlinable var count: Int { storage.count - head }
 
+    /// The oldest element, if any.
+    @inlinable var first: Element? { head < storage.count ? storage[head] : nil }
+
     @inlinable
     mutating func append(_ element: Element) {
         storage.append(element)
@@ -47,9 +50,10 @@ struct _FIFO<Element> {
         return nil
     }
 
-    /// Removes the element at `index` (counted from the front).
+    /// Removes and returns the element at `index` (counted from the front).
     @inlinable
-    mutating func remove(at index: Int) {
-        storage.remove(at: head + index)
+    @discardableResult
+    mutating func remove(at index: Int) -> Element {
+        storage.remove(at: head + index)!
     }
 }

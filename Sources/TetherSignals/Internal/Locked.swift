@@ -13,10 +13,15 @@ import Synchronization
 /// caller owns; a non-Sendable value that a producer sends on one thread and a subscriber
 /// receives on another crosses threads exactly as it would through any synchronous callback,
 /// and operators that move values to another scheduler require `Value: Sendable`.
+///
+/// Exclusivity checking of `state` is turned off (`@exclusivity(unchecked)`): every access is
+/// inside `withLock`, so two accesses could only overlap if `body` called `withLock` on the same
+/// lock again — which blocks (or traps) on the non-recursive mutex before any access. The
+/// runtime check could never fire, and it cost two runtime calls per `withLock`.
 @usableFromInline
 package final class _Locked<State>: @unchecked Sendable {
     @usableFromInline let mutex = Mutex<Void>(())
-    @usableFromInline var state: State
+    @exclusivity(unchecked) @usableFromInline var state: State
 
     @inlinable
     package init(_ state: State) {

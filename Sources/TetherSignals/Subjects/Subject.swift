@@ -93,7 +93,7 @@ public final class BehaviorSubject<Value, Failure: Error>: Subscriber {
     /// The current value: the latest value delivered.
     public var value: Value {
         // The buffer always holds one value: the initial one, then the latest.
-        core.state.withLock { $0.buffer.last! }
+        core.latestValue!
     }
 
     @inlinable public func sendNext(_ value: Value) { core.send(.next(value)) }

@@ -2,202 +2,373 @@ import Synchronization
 
 /// The broadcaster behind `Subject`, `ReplaySubject` and `BehaviorSubject`.
 ///
-/// Every change to the subscriber list and every event goes through one gate: whoever finds it
-/// free delivers, and whoever finds it busy (another thread, or a subscriber sending re-entrantly
-/// from a callback) queues its work for the thread already delivering. So each subscriber sees
-/// events one at a time, in one order, and a subscriber that sends into the subject it observes
-/// neither deadlocks nor recurses. The lock is held only to read or swap state, never while a
-/// subscriber runs.
+/// Every event and every change to the subscriber list goes through one owner at a time
+/// (`_WorkInProgress`): whoever finds the subject free becomes its owner and does its own work
+/// at once; whoever finds it delivering (another thread, or a subscriber sending, subscribing or
+/// disposing re-entrantly from a callback) queues its work, and the owner runs that work, in
+/// order, before it gives ownership up. So each subscriber sees events one at a time, in one
+/// order, and a subscriber that sends into the subject it observes neither deadlocks nor
+/// recurses. No lock is held while a subscriber runs.
+///
+/// The fast path — a send that finds the subject free — costs two atomic read-modify-writes
+/// (claim, release) and a walk over the subscriber list in place: no lock, no copy.
+///
+/// Subscribing and disposing are *control* steps: short, and they run no subscriber code. They
+/// own the subject in control mode (`_WorkInProgress.control`), holding `control`'s lock, and a
+/// sender that finds the subject in control mode waits for that lock instead of queueing. So,
+/// as with a lock around the subscriber list, a send is delivered before it returns unless
+/// another event (or a replay) is being delivered at that moment: subscribing and disposing on
+/// other threads never turn a send into a queued one. Subscribing to a replaying subject calls
+/// the new subscriber (the replay), so it becomes an ordinary owner, like a send.
+///
+/// Why `@unchecked Sendable` is safe: the only mutable stored property, `owned`, is read and
+/// written only by the current owner of `wip` — between a successful claim (`tryClaim()`,
+/// `tryClaimControl()`, or a `join()`/`joinControl()` that found the counter at 0) and the
+/// release that brings the counter back to 0 (see `_WorkInProgress`). At most one thread is the
+/// owner at any time, and successive owners are ordered by the acquire/release
+/// read-modify-writes on the counter, so no two threads ever access `owned` concurrently. A
+/// callback that re-enters the subject while its owner is delivering cannot claim it (the
+/// counter is not 0): it only appends to `pending` (under its own lock), so even on the
+/// owner's thread no access to `owned` overlaps another — which is also why exclusivity
+/// checking of `owned` is turned off (`@exclusivity(unchecked)`: it could never fire, and it
+/// costs two runtime calls per access). Everything read from other threads lives elsewhere:
+/// `liveCount` (an atomic) and `replay` (a `_Locked`).
+///
+/// Each subscriber is a `_SubjectSubscription`, which holds its sink in a `let`: delivery calls
+/// the sink through an unretained (+0) reference, which is safe because the subscriber list —
+/// and so the strong reference it holds — cannot change while the owner walks it.
+///
+/// Locks: `control` may be held while taking `pending` or `replay`; nothing else nests, and
+/// none of them is held while calling out.
 @usableFromInline
-final class _SubjectCore<Value, Failure: Error>: Sendable {
+final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     @usableFromInline typealias Sink = @Sendable (Event<Value, Failure>) -> Void
+    @usableFromInline typealias Subscription = _SubjectSubscription<Value, Failure>
 
+    /// Work queued for the owner.
     @usableFromInline
-    enum Pending {
+    enum Work {
         case event(Event<Value, Failure>)
-        case attach(token: UInt64, sink: Sink)
+        case attach(Subscription, lifetime: CompoundDisposable)
     }
 
     @usableFromInline
-    struct State {
-        @usableFromInline var subscribers = _Bag<Sink>()
-        /// A terminal event was accepted: later sends are dropped.
-        @usableFromInline var closed = false
-        /// The terminal event, once delivered (replayed to late subscribers).
-        @usableFromInline var terminal: Event<Value, Failure>?
-        /// The values delivered so far, up to the replay capacity.
-        @usableFromInline var buffer: _RingBuffer<Value>
-        @usableFromInline var delivering = false
-        @usableFromInline var pending = _FIFO<Pending>()
-        /// Removals requested while delivering, applied when delivery ends (so that disposing
-        /// during delivery never copies the subscriber list).
-        @usableFromInline var deferredRemovals: [UInt64] = []
-
-        @inlinable init(capacity: Int) {
-            buffer = _RingBuffer(capacity: capacity)
-        }
-
-        /// Records an event as delivered: it joins the replay buffer or becomes the terminal.
-        @inlinable
-        mutating func apply(_ event: Event<Value, Failure>) {
-            switch event {
-            case .next(let value): buffer.append(value)
-            case .error, .completed: terminal = event
-            }
-        }
+    struct Pending {
+        @usableFromInline var queue = _FIFO<Work>()
+        /// Subscriptions disposed while the subject was delivering. The owner applies them
+        /// before anything else queued, so that a disposed subscriber gets no further event.
+        @usableFromInline var removals: [UInt64] = []
+        @inlinable init() {}
     }
 
-    @usableFromInline let state: _Locked<State>
+    /// The state only the owner touches.
+    @usableFromInline
+    struct Owned {
+        @usableFromInline var subscribers = _Bag<Subscription>()
+        /// The terminal event, once accepted: later events are dropped, late subscribers get it.
+        @usableFromInline var terminal: Event<Value, Failure>?
+        /// The replay buffer holds values: subscribing must replay them.
+        @usableFromInline var replaying = false
+        @inlinable init() {}
+
+        /// Whether a new subscriber must be called at once (replay, or the terminal event).
+        @inlinable var admissionCallsOut: Bool { replaying || terminal != nil }
+    }
+
+    @usableFromInline let wip = _WorkInProgress()
+    @exclusivity(unchecked) @usableFromInline var owned = Owned()
+    @usableFromInline let pending = _Locked(Pending())
+    /// Held by subscribe and dispose steps (with the next subscription token). Senders that
+    /// find the subject in control mode wait for it.
+    @usableFromInline let control = _Locked<UInt64>(0)
+    /// The values to replay (latest last); nil for a plain subject, which replays nothing. The
+    /// owner appends under this lock so that `currentValues` can read it from any thread.
+    @usableFromInline let replay: _Locked<_RingBuffer<Value>>?
+    /// The number of subscribers, kept by the owner for `subscriberCount`.
+    @usableFromInline let liveCount = Atomic<Int>(0)
 
     @inlinable
     init(replay capacity: Int) {
-        state = _Locked(State(capacity: capacity))
+        replay = capacity > 0 ? _Locked(_RingBuffer(capacity: capacity)) : nil
     }
 
     // MARK: Sending
 
     @inlinable
     func send(_ event: Event<Value, Failure>) {
-        let snapshot = state.withLock { state -> ContiguousArray<_Bag<Sink>.Entry>? in
-            if state.closed { return nil }
-            if event.isTerminal { state.closed = true }
-            if state.delivering {
-                state.pending.append(.event(event))
-                return nil
-            }
-            state.delivering = true
-            state.apply(event)
-            return state.subscribers.entries
-        }
-        guard let snapshot else { return }
-        deliver(event, to: snapshot)
-        finishDelivery()
-    }
-
-    @inlinable
-    func deliver(_ event: Event<Value, Failure>, to snapshot: ContiguousArray<_Bag<Sink>.Entry>) {
-        for entry in snapshot {
-            entry.element?(event)
+        if wip.tryClaim() {
+            process(event)
+            let missed = wip.tryRelease()
+            if missed != 0 { drain(missed) }
+        } else {
+            sendContended(event)
         }
     }
 
-    /// Delivers queued work until the queue is empty, then frees the gate.
+    /// A send that found the subject owned: waits out a subscribe or dispose step, or queues
+    /// the event for the thread delivering.
     @usableFromInline
-    enum Work {
-        case event(Event<Value, Failure>, ContiguousArray<_Bag<Sink>.Entry>)
-        case replay(Sink, [Value], Event<Value, Failure>?)
-    }
-
-    @usableFromInline
-    enum Start {
-        case attached
-        case queued
-        case replay([Value], Event<Value, Failure>?)
-    }
-
-    /// Ends a delivery: frees the gate, unless work was queued meanwhile.
-    @inlinable
-    func finishDelivery() {
-        let idle = state.withLock { state -> Bool in
-            guard state.pending.isEmpty, state.deferredRemovals.isEmpty, state.terminal == nil else { return false }
-            state.delivering = false
-            return true
-        }
-        if !idle { drain() }
-    }
-
-    @usableFromInline
-    func drain() {
+    func sendContended(_ event: Event<Value, Failure>) {
         while true {
-            let work = state.withLock { state -> Work? in
-                if state.terminal != nil, !state.subscribers.isEmpty {
-                    // The terminal event was delivered: release every subscriber.
-                    _ = state.subscribers.removeAll()
-                }
-                for token in state.deferredRemovals { state.subscribers.remove(token: token) }
-                state.deferredRemovals.removeAll()
-                guard !state.pending.isEmpty else {
-                    state.delivering = false
-                    return nil
-                }
-                switch state.pending.removeFirst() {
-                case .event(let event):
-                    state.apply(event)
-                    return .event(event, state.subscribers.entries)
-                case .attach(let token, let sink):
-                    if state.terminal == nil {
-                        state.subscribers.insert(sink, token: token)
-                    }
-                    return .replay(sink, state.buffer.elements, state.terminal)
-                }
+            let state = wip.count.load(ordering: .relaxed)
+            if state == 0 {
+                guard wip.tryClaim() else { continue }
+                process(event)
+                let missed = wip.tryRelease()
+                if missed != 0 { drain(missed) }
+                return
             }
-            switch work {
-            case nil: return
-            case .event(let event, let snapshot)?: deliver(event, to: snapshot)
-            case .replay(let sink, let values, let terminal)?:
-                for value in values { sink(Event.next(value)) }
-                if let terminal { sink(terminal) }
+            if _WorkInProgress.isControl(state) {
+                // A subscribe or dispose step owns the subject (it holds `control` whenever the
+                // flag is set, and runs no subscriber code): wait for it, as for a lock.
+                control.withLock { _ in }
+                continue
             }
+            pending.withLock { $0.queue.append(.event(event)) }
+            if wip.join() { drain(1) }
+            return
         }
+    }
+
+    /// Delivers one event to every subscriber. Owner only.
+    @inlinable
+    func process(_ event: Event<Value, Failure>) {
+        if owned.terminal != nil { return }
+        switch event {
+        case .next(let value):
+            if let replay {
+                replay.withLock { $0.append(value) }
+                owned.replaying = true
+            }
+        case .error, .completed:
+            owned.terminal = event
+        }
+        // The subscriber list cannot change during this loop: only the owner changes it, and
+        // the owner is here (a subscriber that subscribes or disposes re-entrantly only queues
+        // its change). So walk the list in place, without copying it.
+        // Each subscriber is called through an unretained reference: the list's strong reference
+        // keeps it alive, for the same reason. (Retaining it would cost two more atomic
+        // operations per subscriber and event.)
+        var index = 0
+        while index < owned.subscribers.entries.count {
+            if let subscriber = owned.subscribers.entries[index].element.map({ Unmanaged.passUnretained($0) }) {
+                subscriber._withUnsafeGuaranteedRef { $0.sink(event) }
+            }
+            index += 1
+        }
+        if event.isTerminal {
+            // The terminal event was delivered: release every subscriber.
+            let released = owned.subscribers.removeAll()
+            liveCount.store(0, ordering: .releasing)
+            withExtendedLifetime(released) {}
+        }
+    }
+
+    /// Runs queued work until none is left and nothing more was announced, then gives up
+    /// ownership. Owner only (ordinary mode); `missed` is the count to pass to
+    /// `_WorkInProgress.leave(_:)`.
+    @usableFromInline
+    func drain(_ missed: Int) {
+        var missed = missed
+        repeat {
+            while let work = nextWork() {
+                switch work {
+                case .event(let event):
+                    process(event)
+                case .attach(let subscription, let lifetime):
+                    _ = admit(subscription, lifetime: lifetime)
+                }
+            }
+            missed = wip.leave(missed)
+        } while missed != 0
+    }
+
+    /// The next queued work, after applying the queued removals. Owner only.
+    @usableFromInline
+    func nextWork() -> Work? {
+        let (removals, work) = pending.withLock { pending -> ([UInt64], Work?) in
+            var removals: [UInt64] = []
+            swap(&removals, &pending.removals)
+            return (removals, pending.queue.isEmpty ? nil : pending.queue.removeFirst())
+        }
+        if !removals.isEmpty {
+            let removed = remove(removals)
+            withExtendedLifetime(removed) {}
+        }
+        return work
+    }
+
+    /// Removes subscribers; returns them, to be released by the caller (outside any lock: a
+    /// subscriber's deinit may run user code). Owner only.
+    @usableFromInline
+    func remove(_ tokens: [UInt64]) -> [Subscription] {
+        var removed: [Subscription] = []
+        for token in tokens {
+            if let subscription = owned.subscribers.remove(token: token) { removed.append(subscription) }
+        }
+        liveCount.store(owned.subscribers.count, ordering: .releasing)
+        return removed
     }
 
     // MARK: Subscribing
 
+    /// Adds a subscriber (unless the subject has ended, or the subscription was disposed) and
+    /// replays to it. Owner only; calls out only if `owned.admissionCallsOut`. Returns whether
+    /// the subscriber was added.
     @usableFromInline
-    func attach(_ sink: @escaping Sink, lifetime: CompoundDisposable) {
-        var token: UInt64 = 0
-        let start = state.withLock { state -> Start in
-            if state.delivering {
-                token = state.subscribers.reserveToken()
-                state.pending.append(.attach(token: token, sink: sink))
-                return .queued
-            }
-            if state.buffer.isEmpty, state.terminal == nil {
-                // The common case: nothing to replay.
-                token = state.subscribers.insert(sink)
-                return .attached
-            }
-            state.delivering = true
-            if state.terminal == nil {
-                token = state.subscribers.insert(sink)
-            }
-            return .replay(state.buffer.elements, state.terminal)
+    func admit(_ subscription: Subscription, lifetime: CompoundDisposable) -> Bool {
+        if lifetime.isDisposed { return false }
+        let terminal = owned.terminal
+        if terminal == nil {
+            owned.subscribers.insert(subscription, token: subscription.token)
+            liveCount.store(owned.subscribers.count, ordering: .releasing)
         }
-        if case .replay(let values, let terminal) = start {
-            for value in values {
+        guard owned.admissionCallsOut else { return true }
+        let sink = subscription.sink
+        if let replay {
+            for value in replay.withLock({ $0.elements }) {
                 if lifetime.isDisposed { break }
                 sink(.next(value))
             }
-            if let terminal { sink(terminal) }
-            drain()
-            if terminal != nil { return }
         }
-        lifetime.add(_SubjectRemoval(core: self, token: token))
+        if let terminal {
+            sink(terminal)
+            return false
+        }
+        return true
     }
 
+    /// After a subscribe or dispose step was queued and its `joinControl()` found the subject
+    /// free: this thread owns it in control mode and applies the queued steps that call nobody
+    /// (removals; subscriptions to a subject that replays nothing). At anything that calls out
+    /// (an event, a replay) it becomes an ordinary owner, which must drain once `control` is
+    /// released. Under `control`. What it lets go of (removed subscribers, subscriptions that
+    /// were not admitted and their lifetimes) goes to `released`, for the caller to release
+    /// after `control`: a deinit may run user code, which may use this subject.
     @usableFromInline
-    func detach(token: UInt64) {
-        let removed = state.withLock { state -> Sink? in
-            if state.delivering {
-                state.deferredRemovals.append(token)
-                if let index = state.pending.firstIndex(where: {
-                    if case .attach(let t, _) = $0 { return t == token } else { return false }
-                }) {
-                    state.pending.remove(at: index)
-                }
-                return nil
+    func drainControl(_ released: inout [AnyObject]) -> _ControlExit {
+        while true {
+            let calm = !owned.admissionCallsOut
+            let (removals, attach, more) = pending.withLock { pending -> ([UInt64], Work?, Bool) in
+                var removals: [UInt64] = []
+                swap(&removals, &pending.removals)
+                guard let first = pending.queue.first else { return (removals, nil, false) }
+                if calm, case .attach = first { return (removals, pending.queue.removeFirst(), true) }
+                return (removals, nil, true)
             }
-            return state.subscribers.remove(token: token)
+            released.append(contentsOf: remove(removals) as [AnyObject])
+            if case .attach(let subscription, let lifetime)? = attach {
+                _ = admit(subscription, lifetime: lifetime)   // calls nobody: `calm`
+                released.append(subscription)
+                released.append(lifetime)
+                continue
+            }
+            if more { return .drain(wip.endControlMode()) }
+            return endControl()
         }
-        // Release the subscriber's closure outside the lock: its deinit may run user code.
+    }
+
+    /// Ends a control step: releases the subject, or, if work was announced meanwhile, turns
+    /// into an ordinary owner that must drain it.
+    @inlinable
+    func endControl() -> _ControlExit {
+        wip.tryReleaseControl() ? .done : .drain(wip.endControlMode())
+    }
+
+    /// Queues a subscription for the owner (the subject is busy delivering). Under `control`.
+    @usableFromInline
+    func enqueueAttach(
+        _ subscription: Subscription, lifetime: CompoundDisposable, _ released: inout [AnyObject]
+    ) -> _ControlExit {
+        pending.withLock { $0.queue.append(.attach(subscription, lifetime: lifetime)) }
+        guard wip.joinControl() else { return .done }
+        return drainControl(&released)
+    }
+
+    /// Queues the removal of a subscriber for the owner (the subject is busy delivering), or
+    /// withdraws its subscription if it was not admitted yet. Under `control`.
+    @usableFromInline
+    func enqueueDetach(_ token: UInt64, _ released: inout [AnyObject], _ withdrawn: inout Work?) -> _ControlExit {
+        let queued = pending.withLock { pending -> Bool in
+            if let index = pending.queue.firstIndex(where: {
+                if case .attach(let subscription, _) = $0 { subscription.token == token } else { false }
+            }) {
+                withdrawn = pending.queue.remove(at: index)
+                return false
+            }
+            pending.removals.append(token)
+            return true
+        }
+        guard queued, wip.joinControl() else { return .done }
+        return drainControl(&released)
+    }
+
+    /// Subscribes. When the subject is free and replays nothing, this is a control step: it
+    /// adds the subscriber under `control` and calls nobody.
+    @inlinable
+    func attach(_ sink: @escaping Sink, lifetime: CompoundDisposable) {
+        var released: [AnyObject] = []
+        let (subscription, exit) = control.withLock { nextToken -> (Subscription, _ControlExit) in
+            let subscription = Subscription(core: self, token: nextToken, sink: sink)
+            nextToken &+= 1
+            guard wip.tryClaimControl() else {
+                return (subscription, enqueueAttach(subscription, lifetime: lifetime, &released))
+            }
+            if owned.admissionCallsOut {
+                // The replay calls the subscriber: admit it as an ordinary owner, unlocked.
+                _ = wip.endControlMode()
+                return (subscription, .admit)
+            }
+            if !lifetime.isDisposed {
+                owned.subscribers.insert(subscription, token: subscription.token)
+                liveCount.store(owned.subscribers.count, ordering: .releasing)
+            }
+            return (subscription, endControl())
+        }
+        withExtendedLifetime(released) {}   // outside the lock: a deinit may run user code
+        switch exit {
+        case .done:
+            break
+        case .drain(let missed):
+            drain(missed)
+        case .admit:
+            let added = admit(subscription, lifetime: lifetime)
+            let missed = wip.tryRelease()
+            if missed != 0 { drain(missed) }
+            if !added { return }
+        }
+        lifetime.add(subscription)
+    }
+
+    /// Removes a subscriber: a control step if the subject is free, otherwise queued for the
+    /// owner (applied before its next event).
+    @inlinable
+    func detach(token: UInt64) {
+        var removed: Subscription?
+        var released: [AnyObject] = []
+        var withdrawn: Work?
+        let exit = control.withLock { _ -> _ControlExit in
+            guard wip.tryClaimControl() else { return enqueueDetach(token, &released, &withdrawn) }
+            removed = owned.subscribers.remove(token: token)
+            liveCount.store(owned.subscribers.count, ordering: .releasing)
+            return endControl()
+        }
+        // Release the subscriber last, outside every lock: its deinit may run user code.
         withExtendedLifetime(removed) {}
+        withExtendedLifetime(released) {}
+        withExtendedLifetime(withdrawn) {}
+        if case .drain(let missed) = exit { drain(missed) }
     }
 
     @inlinable
-    var currentValues: [Value] { state.withLock { $0.buffer.elements } }
+    var currentValues: [Value] { replay?.withLock { $0.elements } ?? [] }
+
+    /// The latest value delivered, if the subject replays any.
+    @inlinable
+    var latestValue: Value? { replay?.withLock { $0.last } }
 
     @inlinable
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    var subscriberCount: Int { liveCount.load(ordering: .acquiring) }
 
     @inlinable
     var signal: Signal<Value, Failure> {
@@ -205,18 +376,35 @@ final class _SubjectCore<Value, Failure: Error>: Sendable {
     }
 }
 
-/// Removes one subscriber from a subject when its subscription is disposed. Holds the subject
-/// weakly: a subscription must not keep a subject alive.
+/// What a subscribe or dispose step of a subject leaves to do once its control lock is released.
 @usableFromInline
-final class _SubjectRemoval<Value, Failure: Error>: Disposable {
+enum _ControlExit {
+    /// Nothing: the subject was released, or the step was queued for its owner.
+    case done
+    /// The caller owns the subject (ordinary mode) and must drain with this count.
+    case drain(Int)
+    /// The caller owns the subject (ordinary mode) and must admit the new subscriber itself (a
+    /// replay calls it), then release.
+    case admit
+}
+
+/// One subscriber of a subject: its sink, and the disposable that removes it from the subject.
+/// The subject's subscriber list holds it (until the subscriber is removed or the subject
+/// ends), and so does the subscription's lifetime. Holds the subject weakly: a subscription
+/// must not keep a subject alive.
+@usableFromInline
+final class _SubjectSubscription<Value, Failure: Error>: Disposable {
     @usableFromInline weak let core: _SubjectCore<Value, Failure>?
     @usableFromInline let token: UInt64
+    /// A `let`, so that the subject can call it through an unretained reference to `self`.
+    @usableFromInline let sink: @Sendable (Event<Value, Failure>) -> Void
     @usableFromInline let disposed = Atomic<Bool>(false)
 
     @inlinable
-    init(core: _SubjectCore<Value, Failure>, token: UInt64) {
+    init(core: _SubjectCore<Value, Failure>, token: UInt64, sink: @escaping @Sendable (Event<Value, Failure>) -> Void) {
         self.core = core
         self.token = token
+        self.sink = sink
     }
 
     @usableFromInline var isDisposed: Bool { disposed.load(ordering: .acquiring) }
