@@ -34,3 +34,22 @@ package final class _Locked<State>: @unchecked Sendable {
         try mutex.withLock { _ in try body(&self.state) }
     }
 }
+
+/// State of one operator stage of one subscription, touched only while that stage handles an
+/// event (for example `scan`'s accumulation).
+///
+/// Why `@unchecked Sendable` is safe without a lock: a stage receives the events of one
+/// subscription one at a time (the event grammar, which Tether's sources enforce: subjects and
+/// gates deliver under work-in-progress ownership, see `WorkInProgress.swift`). Successive
+/// events delivered on different threads are ordered by the acquire/release operations of that
+/// ownership, so each event's handler sees what the previous one wrote, and no two handlers run
+/// at once. The dynamic exclusivity check is off for the same reason.
+@usableFromInline
+package final class _SerialBox<Value>: @unchecked Sendable {
+    @exclusivity(unchecked) @usableFromInline package var value: Value
+
+    @inlinable
+    package init(_ value: Value) {
+        self.value = value
+    }
+}

@@ -13,14 +13,13 @@ extension Signal {
     ) -> Signal<Result, Failure> {
         let upstream = _run
         return Signal<Result, Failure>(_unchecked: { sink, lifetime in
-            let accumulation = _Locked(initial)
+            // The upstream sends one event at a time: no lock needed (see `_SerialBox`).
+            let accumulation = _SerialBox(initial)
             upstream({ event in
                 switch event {
                 case .next(let value):
-                    // The upstream sends one event at a time, so nothing else touches the
-                    // accumulation between the read and the write; `combine` runs unlocked.
-                    let next = combine(accumulation.withLock { $0 }, value)
-                    accumulation.withLock { $0 = next }
+                    let next = combine(accumulation.value, value)
+                    accumulation.value = next
                     sink(.next(next))
                 case .error(let error): sink(.error(error))
                 case .completed: sink(.completed)
@@ -43,19 +42,13 @@ extension Signal {
     ) -> Signal<Result, Failure> {
         let upstream = _run
         return Signal<Result, Failure>(_unchecked: { sink, lifetime in
-            let accumulation = _Locked<Result?>(initial)
+            // The upstream sends one event at a time: no lock needed (see `_SerialBox`).
+            let accumulation = _SerialBox(initial)
             upstream({ event in
                 switch event {
                 case .next(let value):
-                    // Move the accumulation out (so it is uniquely referenced and `update`
-                    // mutates it without a copy), update it unlocked, and put it back.
-                    guard var current = accumulation.withLock({ state -> Result? in
-                        defer { state = nil }
-                        return state
-                    }) else { return }
-                    update(&current, value)
-                    accumulation.withLock { $0 = current }
-                    sink(.next(current))
+                    update(&accumulation.value, value)
+                    sink(.next(accumulation.value))
                 case .error(let error): sink(.error(error))
                 case .completed: sink(.completed)
                 }
