@@ -18,6 +18,8 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/OpenCombine/OpenCombine", from: "0.14.0"),
+        // P1-P3b (persistence) compare Tether's Store with GRDB and with the raw C API.
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
         .executableTarget(
@@ -27,6 +29,9 @@ let package = Package(
                 .product(name: "Tether", package: tether),
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
+                .product(name: "TetherSQLite", package: tether),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                "CSQLiteBench",
             ],
             path: "Benchmarks/TetherBenchmarks",
             plugins: [
@@ -45,6 +50,14 @@ let package = Package(
             path: "Sources/TetherMemory"
         ),
         .target(name: "CMallocInfo", path: "Sources/CMallocInfo"),
+        // The raw sqlite3 C API for the hand-written persistence baselines (Tether's own
+        // `CSQLite` module is not a product of the Tether package).
+        .systemLibrary(
+            name: "CSQLiteBench",
+            path: "Sources/CSQLiteBench",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

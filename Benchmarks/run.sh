@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs every Tether benchmark (W1-W5, W7, W8 with package-benchmark; W6 with TetherMemory) in
+# Runs every Tether benchmark (W1-W5, W7, W8 and P1-P3b with package-benchmark; W6 with TetherMemory) in
 # release mode and prints the tables of docs/PERFORMANCE.md. Extra arguments go to
 # `swift package benchmark` (for example: ./run.sh --filter "W1.*").
 # The raw outputs are kept in $RESULTS (default: .build/results).

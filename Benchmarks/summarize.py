@@ -3,6 +3,8 @@
 
 Usage: summarize.py BENCHMARK_MARKDOWN [W6_MARKDOWN]
 
+(The P1-P3b tables, persistence, are printed when the run has them.)
+
 BENCHMARK_MARKDOWN is what `swift package benchmark --format markdown --path stdout --scale`
 printed (per-sample totals, not scaled: dividing here keeps the digits that the scaled integer
 output rounds away). W6_MARKDOWN is what `TetherMemory` printed; it is copied through.
@@ -12,7 +14,9 @@ import sys
 
 # Inner iterations per sample (the benchmark's scalingFactor), by workload.
 SCALE = {"C0": 1_000, "W1": 1_000, "W2": 1_000, "W3": 1_000, "W4": 1_000_000, "W7": 1_000,
-         "W5a": 1_000_000, "W5b": 1_000_000, "W5c": 1_000_000, "W5d": 1_000, "W8": 1_000}
+         "W5a": 1_000_000, "W5b": 1_000_000, "W5c": 1_000_000, "W5d": 1_000, "W8": 1_000,
+         # P1-P3: a sample is the whole workload (100,000 rows or changes); P3b: 1,000 loads.
+         "P1": 1, "P2": 1, "P3": 1, "P3b": 1_000}
 UNIT_NS = {"ns": 1.0, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 LIBRARIES = ["Tether", "OpenCombine", "Hand"]
 
@@ -76,6 +80,99 @@ MODEL_WORKLOADS = [
       ("OpenCombine", "OpenCombine `PassthroughSubject` + `assign(to: \\.x, on: object)`")],
      "Tether <= 2x hand-written", 2.0, [TETHER_ON, TETHER_OFF]),
 ]
+
+# The persistence workloads: one row per version, each compared with the raw C API row.
+# (workload, title, benchmark name without " — version", (operations per sample, their name)
+#  (None: P3b, timed per load), rows: (version, label), target text, target ratio, what the
+#  issue measured for GRDB)
+RAW, GRDB = "Raw C API", "GRDB"
+PERSISTENCE = [
+    ("P1", "insert 100,000 new models (one transaction)", "P1 insert 100k models", (100_000, "row"),
+     [(RAW, "raw sqlite3: one prepared INSERT stepped per object, id read back"),
+      (GRDB, "GRDB 7.10: Codable record `insert(db)` per object in one `write { }`"),
+      (TETHER_ON, "Tether `store.insert(contentsOf:)`, bridge on (default)"),
+      (TETHER_OFF, "Tether `store.insert(contentsOf:)`, bridge off")],
+     "Tether <= 1.5x raw", 1.5, "7.3x"),
+    ("P2", "100,000 property changes over 10,000 stored models, written and committed",
+     "P2 100k changes over 10k models", (100_000, "change"),
+     [(RAW, "raw sqlite3: 100,000 single-column UPDATEs (prepared) in one transaction"),
+      (GRDB, "GRDB 7.10: set the property, `update(db)` the record, in one `write { }`"),
+      (TETHER_ON, "Tether: set the property on live models, then `flush()`, bridge on (default)"),
+      (TETHER_OFF, "Tether: set the property on live models, then `flush()`, bridge off")],
+     "Tether <= 2x raw", 2.0, "9.5x"),
+    ("P3", "load 100,000 rows as models (class instances)", "P3 load 100k models", (100_000, "row"),
+     [(RAW, "raw sqlite3: prepared SELECT stepped into instances of a final class"),
+      (GRDB, "GRDB 7.10: Codable record class, `order(Column(\"id\")).fetchAll(db)` in `read { }`"),
+      (TETHER_ON, "Tether `store.fetch(_:)` into a fresh store, bridge on (default)"),
+      (TETHER_OFF, "Tether `store.fetch(_:)` into a fresh store, bridge off")],
+     "Tether <= 1.5x raw", 1.5, "4.4x"),
+    ("P3b", "load one model by id, not in memory", "P3b load one model by id", None,
+     [(RAW, "raw sqlite3: SELECT by id prepared once, read into a class instance"),
+      (GRDB, "GRDB 7.10: `read { try Record.fetchOne(db, key: id) }`"),
+      (TETHER_ON, "Tether `store.load(_:id:)`, the model dropped after each load, bridge on (default)"),
+      (TETHER_OFF, "Tether `store.load(_:id:)`, the model dropped after each load, bridge off")],
+     "Tether <= 2x raw", 2.0, "21x"),
+]
+
+
+def persistence_table(results, workload, title, base, per_sample, rows, target, limit, issue_grdb):
+    if per_sample:
+        count, noun = per_sample
+        unit = f"ms per {count:,} {noun}s"
+        heading = (f"| | median ms per {count:,} | p90 ms | {noun}s/s (median) | allocations per {noun} "
+                   "| samples | / raw (median) |")
+        scale_time = lambda ns: ns / 1e6
+        rate = lambda ns: count / (ns / 1e9)
+        per_op = lambda allocs: allocs / count
+    else:
+        noun = "load"
+        unit = "µs per load"
+        heading = "| | median µs per load | p90 µs | loads/s (median) | allocations per load | samples | / raw (median) |"
+        scale_time = lambda ns: ns / 1e3
+        rate = lambda ns: 1e9 / ns
+        per_op = lambda allocs: allocs
+    out = [f"### {workload}: {title}", "",
+           f"Median (p50) and p90 of the samples, {unit}; throughput from the median; allocations "
+           f"(package-benchmark's malloc counter, SQLite's own included) per {noun}.", "",
+           heading, "|---|---:|---:|---:|---:|---:|---:|"]
+    raw = results.get(model_name(base, RAW), {}).get("p50")
+    for version, label in rows:
+        entry = results.get(model_name(base, version), {})
+        p50, p90, allocs = entry.get("p50"), entry.get("p90"), entry.get("allocs")
+        out.append(f"| {label} | {fmt(scale_time(p50) if p50 else None)} | {fmt(scale_time(p90) if p90 else None)} "
+                   f"| {fmt(rate(p50)) if p50 else '—'} | {fmt(per_op(allocs), 2) if allocs is not None else '—'} "
+                   f"| {entry.get('samples', '—')} | {ratio(p50, raw)} |")
+    verdicts = []
+    for version in (TETHER_ON, TETHER_OFF):
+        value = results.get(model_name(base, version), {}).get("p50")
+        if value is None or not raw:
+            verdicts.append(f"{version}: not measured")
+        else:
+            verdicts.append(f"{version}: {value / raw:.2f}x, {'met' if value / raw <= limit else 'not met'}")
+    grdb = results.get(model_name(base, GRDB), {}).get("p50")
+    grdb_text = f" GRDB: {grdb / raw:.2f}x here ({issue_grdb} in the issue's measurement)." if grdb and raw else ""
+    out += ["", f"Target: {target}. " + "; ".join(verdicts) + "." + grdb_text, ""]
+    return "\n".join(out)
+
+
+def persistence_summary(results):
+    out = ["### P1-P3b summary", "", "| Workload | Target | Tether, bridge on (default) | Tether, bridge off | Met? |",
+           "|---|---|---:|---:|---|"]
+    for workload, title, base, per_sample, rows, target, limit, _ in PERSISTENCE:
+        raw = results.get(model_name(base, RAW), {}).get("p50")
+        cells, met = [], []
+        for version in (TETHER_ON, TETHER_OFF):
+            value = results.get(model_name(base, version), {}).get("p50")
+            if value is None or not raw:
+                cells.append("—")
+                continue
+            shown = f"{value / 1e6:,.1f} ms" if per_sample else f"{value / 1e3:.2f} µs"
+            raw_shown = f"{raw / 1e6:,.1f} ms" if per_sample else f"{raw / 1e3:.2f} µs"
+            cells.append(f"{value / raw:.2f}x ({shown} vs {raw_shown})")
+            met.append(value / raw <= limit)
+        verdict = "—" if not met else ("yes" if all(met) else "no" if not any(met) else "bridge off only" if met[-1] else "bridge on only")
+        out.append(f"| {workload} {title} | {target} | {cells[0]} | {cells[1]} | {verdict} |")
+    return "\n".join(out) + "\n"
 
 
 def model_name(base, version):
@@ -192,6 +289,8 @@ def main():
         w6 = open(sys.argv[2], encoding="utf-8").read().strip()
         sections.insert(4, "### W6: memory per live subscription\n\n" + w6 + "\n")
     sections += [model_table(results, *w) for w in MODEL_WORKLOADS]
+    if any(name.startswith("P") for name in results):
+        sections += [persistence_table(results, *w) for w in PERSISTENCE] + [persistence_summary(results)]
     print("\n".join(sections))
     lock = results.get("C0 Mutex.withLock round trip", {}).get("p50")
     atomic = results.get("C0 Atomic add", {}).get("p50")
@@ -206,6 +305,8 @@ def main():
     missing = [f"{base} — {lib}" for _, _, _, rows, _ in WORKLOADS for _, base in rows for lib in LIBRARIES
                if f"{base} — {lib}" not in results and not (base.startswith("W2 created") and lib != "Tether")]
     missing += [model_name(base, version) for _, _, _, base, rows, _, _, _ in MODEL_WORKLOADS
+                for version, _ in rows if model_name(base, version) not in results]
+    missing += [model_name(base, version) for _, _, base, _, rows, _, _, _ in PERSISTENCE
                 for version, _ in rows if model_name(base, version) not in results]
     if missing:
         print("Not measured in this run: " + "; ".join(missing))

@@ -9,6 +9,9 @@
 // versions: Tether with the Observation bridge on and off ("Tether (bridge on)", "Tether
 // (bridge off)"), hand-written, OpenCombine's CurrentValueSubject and @Published, and Swift's
 // Observation.
+//
+// The persistence workloads (P1-P3b: P1P3.swift) compare Tether's Store with GRDB 7 Codable
+// records (GRDBRecords.swift) and the raw sqlite3 C API (HandWrittenSQLite.swift).
 import Benchmark
 
 let benchmarks: @Sendable () -> Void = {
@@ -27,6 +30,7 @@ let benchmarks: @Sendable () -> Void = {
     registerW7()
     registerW5()
     registerW8()
+    registerPersistence()
     registerTetherOperatorBenchmarks()
     registerCalibration()
 }

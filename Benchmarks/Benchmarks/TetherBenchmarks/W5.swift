@@ -64,11 +64,11 @@ func tetherSet(_ counter: TetherCounter, _ value: Int) {
 }
 
 /// Runs `body` with the Observation bridge on or off, then restores the previous setting.
-func withObservationBridge(_ enabled: Bool, _ body: () -> Void) {
+func withObservationBridge<T>(_ enabled: Bool, _ body: () throws -> T) rethrows -> T {
     let previous = ObservationBridge.isEnabled
     ObservationBridge.isEnabled = enabled
     defer { ObservationBridge.isEnabled = previous }
-    body()
+    return try body()
 }
 
 /// The benchmark name's suffix for Tether with the bridge on or off.
