@@ -6,12 +6,12 @@ import Synchronization
 /// `onChange` receives the property's index and a pointer to its new value, valid only during
 /// the call (so a stored-property observer can read the value without boxing it).
 @usableFromInline
-final class _SlotObserver: Sendable {
+package final class _SlotObserver: Sendable {
     @usableFromInline let onChange: @Sendable (Int, UnsafeRawPointer) -> Void
     @usableFromInline let onEnd: @Sendable () -> Void
 
     @inlinable
-    init(onChange: @escaping @Sendable (Int, UnsafeRawPointer) -> Void, onEnd: @escaping @Sendable () -> Void) {
+    package init(onChange: @escaping @Sendable (Int, UnsafeRawPointer) -> Void, onEnd: @escaping @Sendable () -> Void) {
         self.onChange = onChange
         self.onEnd = onEnd
     }
@@ -217,7 +217,7 @@ public final class ModelRegistrar: Sendable {
     /// Adds an observer of property `index` (or of every property, for `nil`), returning the
     /// disposable that removes it.
     @usableFromInline
-    func addObserver(index: Int?, _ observer: _SlotObserver) -> any Disposable {
+    package func addObserver(index: Int?, _ observer: _SlotObserver) -> any Disposable {
         let slot = index ?? anySlot
         let token = slots.withLock { slots -> UInt64 in
             let token = slots[slot].observers.insert(observer)

@@ -156,6 +156,7 @@ public final class Store {
         } catch {
             throw StoreError.wrap(error)
         }
+        state.identity.reserveCapacity(state.identity.count + fresh.count)
         for (model, id) in zip(fresh, ids) { attach(model, id: id, table: table) }
     }
 
@@ -227,6 +228,7 @@ public final class Store {
         }
         var models: [M] = []
         models.reserveCapacity(rows.count)
+        state.identity.reserveCapacity(state.identity.count + rows.count)
         for row in rows {
             guard case .integer(let id) = row[0] else { continue }
             if let live = state.identity[_RowKey(table: table.name, id: id)]?.model as? M {
@@ -267,9 +269,14 @@ public final class Store {
         let object = ObjectIdentifier(model)
         let weakModel = _WeakObject(model)
         let box = self.box
-        let subscription = changes(of: model).subscribe(next: { change in
-            box.store?.changed(object: object, key: key, column: change.property.index, model: weakModel, table: table)
-        })
+        // One observer of every property, straight on the model's registrar (cheaper than a
+        // `changes(of:)` subscription: this runs for every row inserted or loaded).
+        let subscription = model._$registrar.addObserver(index: nil, _SlotObserver(
+            onChange: { index, _ in
+                box.store?.changed(object: object, key: key, column: index, model: weakModel, table: table)
+            },
+            onEnd: {}
+        ))
         state.identity[key] = _IdentityEntry(model: model, subscription: subscription)
     }
 
