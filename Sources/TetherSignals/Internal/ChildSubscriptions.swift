@@ -63,36 +63,3 @@ final class _ChildSubscriptions: Disposable {
     }
 }
 
-/// A first-in first-out queue with O(1) amortised append and removal (zip's buffers, concat's
-/// waiting signals). A removed element is released at once.
-@usableFromInline
-struct _FIFOQueue<Element> {
-    @usableFromInline var storage: ContiguousArray<Element?> = []
-    @usableFromInline var head = 0
-
-    @inlinable init() {}
-
-    @inlinable var isEmpty: Bool { head == storage.count }
-
-    @inlinable var count: Int { storage.count - head }
-
-    @inlinable
-    mutating func append(_ element: Element) {
-        storage.append(element)
-    }
-
-    @inlinable
-    mutating func popFirst() -> Element? {
-        guard head < storage.count else { return nil }
-        let element = storage[head].take()
-        head += 1
-        if head == storage.count {
-            storage.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head > 32 && head * 2 > storage.count {
-            storage.removeFirst(head)
-            head = 0
-        }
-        return element
-    }
-}

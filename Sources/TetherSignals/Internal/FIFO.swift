@@ -1,6 +1,7 @@
 /// A first-in first-out queue with O(1) amortised `append` and `removeFirst`.
 ///
-/// The pending queues of `_Gate` and `_SubjectCore` use it: when many threads send at once,
+/// The pending queues of `_Gate` and `_SubjectCore`, zip's buffers and concat's waiting signals
+/// use it: when many threads send at once,
 /// the queue of the thread that delivers grows to thousands of events, and `Array.removeFirst`
 /// (which moves every remaining element) made draining it quadratic.
 ///
@@ -39,6 +40,12 @@ struct _FIFO<Element> {
             head = 0
         }
         return element
+    }
+
+    /// Removes and returns the oldest element, or nil if the queue is empty.
+    @inlinable
+    mutating func popFirst() -> Element? {
+        isEmpty ? nil : removeFirst()
     }
 
     /// The position (from the front) of the first element matching `predicate`.

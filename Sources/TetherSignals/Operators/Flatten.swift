@@ -174,7 +174,7 @@ final class _FlattenMerge<Value, Failure: Error>: Sendable {
 final class _FlattenConcat<Value, Failure: Error>: Sendable {
     @usableFromInline
     struct State {
-        @usableFromInline var waiting = _FIFOQueue<Signal<Value, Failure>>()
+        @usableFromInline var waiting = _FIFO<Signal<Value, Failure>>()
         /// An inner signal is subscribed and has not completed.
         @usableFromInline var running = false
         /// A thread is inside `pump()`'s loop, starting inners.
@@ -268,7 +268,7 @@ final class _FlattenConcat<Value, Failure: Error>: Sendable {
         let claimed = state.withLock { state -> Bool in
             if state.terminated { return false }
             state.terminated = true
-            state.waiting = _FIFOQueue()
+            state.waiting = _FIFO()
             return out.offer(event)
         }
         if claimed { out.drain() }

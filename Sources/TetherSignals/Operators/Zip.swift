@@ -192,10 +192,10 @@ final class _Zip<Buffers: _ZipBuffers, Output, Failure: Error>: Sendable where B
 /// The buffers of the array form: one queue per source.
 @usableFromInline
 struct _ZipBuffersArray<Element>: _ZipBuffers {
-    @usableFromInline var queues: ContiguousArray<_FIFOQueue<Element>>
+    @usableFromInline var queues: ContiguousArray<_FIFO<Element>>
 
     @inlinable init(count: Int) {
-        queues = ContiguousArray(repeating: _FIFOQueue(), count: count)
+        queues = ContiguousArray(repeating: _FIFO(), count: count)
     }
 
     @inlinable
@@ -215,8 +215,8 @@ struct _ZipBuffersArray<Element>: _ZipBuffers {
 
 @usableFromInline
 struct _ZipBuffers2<A, B>: _ZipBuffers {
-    @usableFromInline var q0 = _FIFOQueue<A>()
-    @usableFromInline var q1 = _FIFOQueue<B>()
+    @usableFromInline var q0 = _FIFO<A>()
+    @usableFromInline var q1 = _FIFO<B>()
     @inlinable init() {}
 
     @inlinable
@@ -236,9 +236,9 @@ struct _ZipBuffers2<A, B>: _ZipBuffers {
 
 @usableFromInline
 struct _ZipBuffers3<A, B, C>: _ZipBuffers {
-    @usableFromInline var q0 = _FIFOQueue<A>()
-    @usableFromInline var q1 = _FIFOQueue<B>()
-    @usableFromInline var q2 = _FIFOQueue<C>()
+    @usableFromInline var q0 = _FIFO<A>()
+    @usableFromInline var q1 = _FIFO<B>()
+    @usableFromInline var q2 = _FIFO<C>()
     @inlinable init() {}
 
     @inlinable
@@ -259,10 +259,10 @@ struct _ZipBuffers3<A, B, C>: _ZipBuffers {
 
 @usableFromInline
 struct _ZipBuffers4<A, B, C, D>: _ZipBuffers {
-    @usableFromInline var q0 = _FIFOQueue<A>()
-    @usableFromInline var q1 = _FIFOQueue<B>()
-    @usableFromInline var q2 = _FIFOQueue<C>()
-    @usableFromInline var q3 = _FIFOQueue<D>()
+    @usableFromInline var q0 = _FIFO<A>()
+    @usableFromInline var q1 = _FIFO<B>()
+    @usableFromInline var q2 = _FIFO<C>()
+    @usableFromInline var q3 = _FIFO<D>()
     @inlinable init() {}
 
     @inlinable
