@@ -12,10 +12,39 @@ import Synchronization
 /// all.dispose()   // disposes both, in the order they were added
 /// ```
 public final class CompoundDisposable: Disposable {
+    /// The children, oldest first. Most subscriptions own exactly one child (their source's
+    /// cleanup), so the first child lives inline and the array is only allocated for a second
+    /// one (RAC's `RACCompoundDisposable` keeps two inline slots for the same reason).
     @usableFromInline
     struct Storage: ~Copyable {
         var disposed = false
-        var children: [any Disposable] = []
+        var first: (any Disposable)?
+        var rest: [any Disposable] = []
+
+        mutating func append(_ child: any Disposable) {
+            if first == nil, rest.isEmpty { first = child } else { rest.append(child) }
+        }
+
+        mutating func remove(_ child: any Disposable) {
+            if let index = rest.lastIndex(where: { $0 === child }) {
+                rest.remove(at: index)
+            } else if let first, first === child {
+                // Keep the order: the oldest of the rest becomes the first.
+                self.first = rest.isEmpty ? nil : rest.removeFirst()
+            }
+        }
+
+        /// The number of children.
+        var count: Int { (first == nil ? 0 : 1) + rest.count }
+
+        mutating func takeAll() -> [any Disposable] {
+            defer {
+                first = nil
+                rest = []
+            }
+            guard let first else { return rest }
+            return [first] + rest
+        }
     }
 
     @usableFromInline let storage = Mutex(Storage())
@@ -26,7 +55,9 @@ public final class CompoundDisposable: Disposable {
 
     /// Creates a compound disposable owning `disposables`.
     public init(_ disposables: [any Disposable]) {
-        storage.withLock { $0.children = disposables }
+        storage.withLock { storage in
+            for child in disposables { storage.append(child) }
+        }
     }
 
     @inlinable
@@ -37,7 +68,7 @@ public final class CompoundDisposable: Disposable {
         guard let disposable else { return }
         let added = storage.withLock { storage -> Bool in
             guard !storage.disposed else { return false }
-            storage.children.append(disposable)
+            storage.append(disposable)
             return true
         }
         if !added { disposable.dispose() }
@@ -54,11 +85,7 @@ public final class CompoundDisposable: Disposable {
 
     /// Removes a child without disposing it (for example, an inner subscription that ended).
     public func remove(_ disposable: any Disposable) {
-        storage.withLock { storage in
-            if let index = storage.children.lastIndex(where: { $0 === disposable }) {
-                storage.children.remove(at: index)
-            }
-        }
+        storage.withLock { $0.remove(disposable) }
     }
 
     public func dispose() {
@@ -66,8 +93,7 @@ public final class CompoundDisposable: Disposable {
             guard !storage.disposed else { return [] }
             storage.disposed = true
             disposedFlag.store(true, ordering: .releasing)
-            defer { storage.children = [] }
-            return storage.children
+            return storage.takeAll()
         }
         for child in children { child.dispose() }
     }

@@ -62,5 +62,5 @@ extension Signal {
 /// subscription does not grow).
 func childCount(of disposable: any Disposable) -> Int {
     guard let compound = disposable as? CompoundDisposable else { return -1 }
-    return compound.storage.withLock { $0.children.count }
+    return compound.storage.withLock { $0.count }
 }
