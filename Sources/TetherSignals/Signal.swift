@@ -185,13 +185,23 @@ extension Signal {
     /// ```
     @inlinable
     public init<S: Sequence & Sendable>(sequence: S) where S.Element == Value {
-        self.init(_unchecked: { sink, lifetime in
-            for element in sequence {
-                if lifetime.isDisposed { return }
+        self.init(_unchecked: Self._emitting(sequence))
+    }
+
+    /// The stage function of `init(sequence:)`: sends each element, then completes. It checks
+    /// for disposal before pulling each element, so a producer stopped by `take(3)` never
+    /// computes a fourth element that nobody would receive.
+    @inlinable
+    static func _emitting<S: Sequence & Sendable>(
+        _ sequence: S
+    ) -> @Sendable (_ sink: @escaping _Sink, _ lifetime: CompoundDisposable) -> Void where S.Element == Value {
+        { sink, lifetime in
+            var iterator = sequence.makeIterator()
+            while !lifetime.isDisposed, let element = iterator.next() {
                 sink(.next(element))
             }
             if !lifetime.isDisposed { sink(.completed) }
-        })
+        }
     }
 
     /// A signal whose recipe is made anew for each subscription, when it subscribes.
@@ -213,12 +223,6 @@ extension Signal where Failure == Never {
     /// ```
     @inlinable
     public init<S: Sequence & Sendable>(sequence: S) where S.Element == Value {
-        self.init(_unchecked: { sink, lifetime in
-            for element in sequence {
-                if lifetime.isDisposed { return }
-                sink(.next(element))
-            }
-            if !lifetime.isDisposed { sink(.completed) }
-        })
+        self.init(_unchecked: Self._emitting(sequence))
     }
 }

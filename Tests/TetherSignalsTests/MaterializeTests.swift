@@ -54,7 +54,7 @@ struct MaterializeTests {
         }
         let (recorder, _) = infinite.dematerialize().record()
         #expect(recorder.events == [.next(1), .completed])
-        #expect(produced.count == 3, "the sequence loop saw the disposal and stopped")
+        #expect(produced.count == 2, "the sequence loop saw the disposal and pulled nothing more")
     }
 
     @Test func dematerializeIgnoresEventsAfterItsTerminal() {

@@ -8,8 +8,8 @@ struct TakeTests {
         let produced = Counter()
         let (recorder, disposable) = Signal(sequence: CountingNaturals(produced: produced)).take(3).record()
         #expect(recorder.events == [.next(1), .next(2), .next(3), .completed])
-        // The sequence loop pulls element 4 before it checks the disposal, then stops.
-        #expect(produced.count == 4, "the sequence loop saw the disposal and stopped")
+        // The sequence loop checks the disposal before pulling each element: no fourth one.
+        #expect(produced.count == 3, "the sequence loop saw the disposal and stopped")
         #expect(disposable.isDisposed)
     }
 
@@ -131,8 +131,8 @@ struct TakeTests {
         let produced = Counter()
         let (recorder, _) = Signal(sequence: CountingNaturals(produced: produced)).take(while: { $0 < 4 }).record()
         #expect(recorder.events == [.next(1), .next(2), .next(3), .completed])
-        // 4 fails the predicate and ends it; the loop pulls 5 before it sees the disposal.
-        #expect(produced.count == 5, "the sequence loop saw the disposal and stopped")
+        // 4 fails the predicate and ends it; the loop sees the disposal before pulling 5.
+        #expect(produced.count == 4, "the sequence loop saw the disposal and stopped")
     }
 
     @Test func takeWhileFalseAtOnceCompletesWithoutValues() {
