@@ -109,15 +109,7 @@ func _bind<M: Model, Input, V, F: Error>(
     let box = _WeakModel(model)
     let registrarBox = _WeakModel(model._$registrar)
     let modelName = String(describing: M.self)
-    let property = M._$schema.properties.first { $0.keyPath == keyPath }
-    let propertyName = property?.name ?? "\(keyPath)"
-    // A tracked property's generated setter is a direct call; a key-path write is much slower.
-    let assign: @Sendable (M, V) -> Void
-    if let setter = property?.setter(as: V.self) {
-        assign = setter
-    } else {
-        assign = { model, value in model[keyPath: keyPath] = value }
-    }
+    let (propertyName, assign) = _assigner(M.self, keyPath)
     let report: @Sendable (BindingError) -> Void = onError ?? { BindingDiagnostics.report($0) }
     let binding = SerialDisposable()
 
@@ -216,4 +208,17 @@ extension Signal {
         }
         return subscription
     }
+}
+
+/// The name of the property at `keyPath` (for messages) and the fastest way to assign it: a
+/// tracked property's generated setter is a direct call; a key-path write is much slower.
+func _assigner<M: Model, V>(
+    _: M.Type,
+    _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable
+) -> (name: String, assign: @Sendable (M, V) -> Void) {
+    let property = M._$schema.property(for: keyPath)
+    if let setter = property?.setter(as: V.self) {
+        return (property?.name ?? "\(keyPath)", setter)
+    }
+    return (property?.name ?? "\(keyPath)", { model, value in model[keyPath: keyPath] = value })
 }

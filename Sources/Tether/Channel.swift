@@ -104,7 +104,7 @@ func _channel<M: Model, V>(
     // How many assignments this terminal is making right now (on the model's thread).
     let applyingBox = _AtomicBox()
     let modelName = String(describing: M.self)
-    let propertyName = M._$schema.properties.first { $0.keyPath == keyPath }?.name ?? "\(keyPath)"
+    let (propertyName, assign) = _assigner(M.self, keyPath)
     return ChannelTerminal(signal: values.filter { _ in applyingBox.value.load(ordering: .relaxed) == 0 }) { value in
         guard let model = box.model else { return }
         guard model._$registrar.isOnOwnerThread else {
@@ -112,7 +112,7 @@ func _channel<M: Model, V>(
             return
         }
         applyingBox.value.add(1, ordering: .relaxed)
-        model[keyPath: keyPath] = value
+        assign(model, value)
         applyingBox.value.subtract(1, ordering: .relaxed)
     }
 }

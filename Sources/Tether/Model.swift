@@ -42,7 +42,12 @@ public struct ModelSchema<Root: AnyObject>: Sendable {
     /// The index of the tracked stored property at `keyPath`, or nil for anything else
     /// (a computed property, a nested path, an ignored property).
     public func index(of keyPath: AnyKeyPath) -> Int? {
-        properties.first { $0.keyPath == keyPath }?.index
+        property(for: keyPath)?.index
+    }
+
+    /// The tracked stored property at `keyPath`, or nil for anything else.
+    public func property(for keyPath: AnyKeyPath) -> ModelProperty<Root>? {
+        properties.first { $0.keyPath == keyPath }
     }
 
     /// The properties that are persisted (not transient).

@@ -41,6 +41,7 @@ struct ModelMacroIntegrationTests {
         #expect(ObjectIdentifier(schema.properties[1].valueType) == ObjectIdentifier(Int.self))
         #expect(ObjectIdentifier(schema.properties[3].valueType) == ObjectIdentifier(Double?.self))
         #expect(schema.index(of: \Invoice.unitPrice) == 2)
+        #expect(schema.property(for: \Invoice.discount)?.name == "discount")
         #expect(schema.index(of: \Invoice.total) == nil, "computed properties are not in the schema")
         #expect(schema.index(of: \Invoice.renderCount) == nil, "ignored properties are not in the schema")
     }
