@@ -15,15 +15,16 @@ struct MigratorTests {
         let db = try TestDatabase()
         db.clearLog()
         let applied = try Migrator.builtIn().migrate(db.connection)
-        #expect(applied.map(\.name) == ["001_tether_metadata.sql", "002_invoice.sql"])
-        #expect(db.transactionCount == 2)
+        #expect(applied.map(\.name) == ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql"])
+        #expect(db.transactionCount == 3)
         #expect(try db.connection.tableExists("Invoice"))
 
         let records = try Migrator.builtIn().appliedMigrations(in: db.connection)
-        #expect(records.map(\.name) == ["001_tether_metadata.sql", "002_invoice.sql"])
+        #expect(records.map(\.name) == ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql"])
         #expect(records.map(\.checksum) == [
             "b294b5648e94540e90b059d633f09b5f6d6f1f50fe06f7fbba8f0fa12c4a2eea",   // sha256sum schema/001_tether_metadata.sql
-            "fbdf2f5712c6f2c771daf783da100a4da20115a5c25e91e917d03a339cf76058",   // sha256sum schema/002_invoice.sql
+            "7edecb2ebb6befddd0d550cf9a38954fbf9a68ce5f06c4dd42111032daeb0213",   // sha256sum schema/002_tether_changes.sql
+            "fbdf2f5712c6f2c771daf783da100a4da20115a5c25e91e917d03a339cf76058",   // sha256sum schema/003_invoice.sql
         ], "applied migrations never change, so their checksums are fixed")
         #expect(records.allSatisfy { abs($0.appliedAt.timeIntervalSinceNow) < 60 })
 
@@ -152,10 +153,10 @@ struct MigratorTests {
         let migrator = try Migrator.builtIn()
         // The second connection computed its pending list before the first applied anything.
         let pendingForOther = try migrator.pendingMigrations(in: other)
-        #expect(pendingForOther.count == 2)
+        #expect(pendingForOther.count == 3)
         try migrator.migrate(db.connection)
         #expect(try migrator.migrate(other).isEmpty)
-        #expect(try other.scalar("SELECT count(*) FROM tether_migrations", as: Int.self) == 2)
+        #expect(try other.scalar("SELECT count(*) FROM tether_migrations", as: Int.self) == 3)
     }
 
     @Test func readsADirectory() throws {

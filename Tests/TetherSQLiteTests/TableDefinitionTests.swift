@@ -8,7 +8,7 @@ struct TableDefinitionTests {
 
     @Test func invoiceTableMatchesSchemaFile() throws {
         let table = try TableDefinition(for: Invoice.self, defaultsFrom: Invoice())
-        let file = try String(contentsOfFile: schemaDirectory + "/002_invoice.sql", encoding: .utf8)
+        let file = try String(contentsOfFile: schemaDirectory + "/003_invoice.sql", encoding: .utf8)
         #expect(normalizedSQL(table.createTableSQL) == normalizedSQL(file))
         #expect(table.createTableSQL == """
             CREATE TABLE Invoice (

@@ -12,7 +12,7 @@ import Foundation
 /// migration.checksum   // the SHA-256 of the SQL's UTF-8 bytes, in hex
 /// ```
 public struct Migration: Sendable, Hashable {
-    /// The file name, for example `002_invoice.sql`.
+    /// The file name, for example `003_invoice.sql`.
     public let name: String
     /// The number the name starts with.
     public let number: Int
@@ -31,7 +31,7 @@ public struct Migration: Sendable, Hashable {
     /// file. Recorded when the migration is applied; compared on every later run.
     public var checksum: String { SHA256.hexDigest(of: Array(sql.utf8)) }
 
-    /// The number in a name like `002_invoice.sql`, or nil if the name has another shape.
+    /// The number in a name like `003_invoice.sql`, or nil if the name has another shape.
     static func number(inName name: String) -> Int? {
         guard name.hasSuffix(".sql"), !name.contains("/") else { return nil }
         let digits = name.prefix { $0.isASCII && $0.isNumber }

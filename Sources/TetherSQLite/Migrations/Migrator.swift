@@ -12,7 +12,7 @@ import Foundation
 /// ```swift
 /// let connection = try Connection(path: "invoices.sqlite")
 /// let applied = try Migrator.builtIn().migrate(connection)
-/// applied.map(\.name)   // ["001_tether_metadata.sql", "002_invoice.sql"] the first time, [] after
+/// applied.map(\.name)   // ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql"] the first time, [] after
 /// ```
 ///
 /// How it works:
@@ -90,7 +90,7 @@ public struct Migrator: Sendable {
     /// The migrator for Tether's `schema/` folder (compiled into the module).
     ///
     /// ```swift
-    /// try Migrator.builtIn().migrations.map(\.name)   // ["001_tether_metadata.sql", "002_invoice.sql"]
+    /// try Migrator.builtIn().migrations.map(\.name)   // ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql"]
     /// ```
     public static func builtIn() throws(MigrationError) -> Migrator {
         var migrations: [Migration] = []

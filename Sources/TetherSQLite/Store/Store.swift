@@ -63,8 +63,9 @@ public final class Store {
     public var errors: Signal<StoreError, Never> { errorSubject.signal }
 
     /// Opens (or creates) the database at `path` and applies `migrator`'s migrations (by default,
-    /// only Tether's bookkeeping table; pass `Migrator.builtIn()` for everything in `schema/`, or
-    /// your own). Tables for model types are created or extended on first use.
+    /// only Tether's bookkeeping: the migrations record and the change log; pass
+    /// `Migrator.builtIn()` for everything in `schema/`, or your own, which must include those
+    /// two). Tables for model types are created or extended on first use.
     ///
     /// - Parameters:
     ///   - scheduler: where the models live; pending changes are committed at the end of its turn
@@ -80,7 +81,7 @@ public final class Store {
         self.scheduler = scheduler
         do {
             writer = try DatabaseQueue(path: path, options: .init(busyTimeout: busyTimeout), label: "Tether.Store")
-            let migrator = try migrator ?? Migrator(Array(Migrator.builtIn().migrations.prefix(1)))
+            let migrator = try migrator ?? Migrator(Migrator.builtIn().migrations.filter { $0.name.contains("_tether_") })
             _ = try writer.sync { connection in try migrator.migrate(connection) }
         } catch {
             throw StoreError.wrap(error)
