@@ -57,7 +57,9 @@ public func deleteInvoice(_ invoice: Invoice, from store: Store) throws(StoreErr
 
 /// Fills a new database with a few example invoices (one for a Chinese customer), so that a
 /// first run shows something. "New" means that the database has no `Invoice` table yet: a
-/// database whose invoices were all deleted stays empty. Returns whether it added them.
+/// database whose invoices were all deleted stays empty. Call it first, before anything else
+/// uses the store's invoices (the store creates the table on first use). Returns whether it
+/// added them.
 ///
 /// ```swift
 /// let store = try Store(path: path)
