@@ -116,6 +116,18 @@ final class TmuxPane {
         }
     }
 
+    /// Waits until every one of `texts` is on screen (parts of one frame can reach the pane in
+    /// separate chunks, so everything a test checks is waited for).
+    @discardableResult
+    func waitFor(
+        _ what: String, showing texts: [String], timeout: Duration = .seconds(10),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> String {
+        try waitFor(what, timeout: timeout, sourceLocation: sourceLocation) { screen in
+            texts.allSatisfy { screen.contains($0) }
+        }
+    }
+
     /// Waits until the shell's prompt is the last line shown: the app has ended and the normal
     /// screen is back.
     @discardableResult
