@@ -31,21 +31,24 @@ extension Store {
         apply(changes)
     }
 
-    /// Starts the watcher thread; each time it may have seen a commit, the writer queue reads
-    /// the change log (at most one look queued at a time) and hands what it found to the
-    /// store's scheduler.
+    /// Starts the watcher thread, which calls `requestCatchUp` each time it may have seen a
+    /// commit.
     func startWatching() {
+        let request = catchUpRequest()
+        watcher = _ChangeWatcher(path: path, fallbackInterval: .seconds(1), pollInterval: .milliseconds(20)) {
+            request()
+        }
+    }
+
+    /// A closure, callable from any thread, that has the writer queue read the change log and
+    /// hand what it found to the store's scheduler (at most one look queued at a time).
+    func catchUpRequest() -> @Sendable () -> Void {
         let writer = self.writer
         let tracker = self.tracker
         let box = self.box
         let scheduler = self.scheduler
-        let errors = self.errorSubject
         let queued = _Locked(false)
-        watcher = _ChangeWatcher(
-            path: path,
-            fallbackInterval: .seconds(1),
-            pollInterval: .milliseconds(20)
-        ) {
+        return {
             let alreadyQueued = queued.withLock { queued in
                 defer { queued = true }
                 return queued
@@ -58,7 +61,7 @@ extension Store {
                     guard !changes.isEmpty else { return }
                     scheduler.schedule { box.store?.apply(changes) }
                 } catch {
-                    errors.sendNext(StoreError.wrap(error))
+                    scheduler.schedule { box.store?.errorSubject.sendNext(StoreError.wrap(error)) }
                 }
             }
         }
@@ -284,21 +287,24 @@ extension Store {
         state.liveQueries[id] = nil
     }
 
-    /// The live models of `ids`, in that order, loading those not in memory (one query).
+    /// The live models of `ids`, in that order, loading those not in memory (one query per
+    /// 500 of them).
     func models<M: PersistentModel>(_ type: M.Type, ids: [Int64]) throws(StoreError) -> [M] {
         let table = try table(for: type)
-        var missing: [Int64] = []
-        for id in ids where !(state.identity[_RowKey(table: table.name, id: id)]?.model is M) {
-            missing.append(id)
-        }
+        var result: [M?] = ids.map { state.identity[_RowKey(table: table.name, id: $0)]?.model as? M }
+        let missing = ids.indices.filter { result[$0] == nil }
         var start = 0
         while start < missing.count {
             let chunk = missing[start..<min(start + 500, missing.count)]
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            _ = try _fetch(type, where: "id IN (\(placeholders))", chunk.map { .integer($0) }, orderBy: nil, descending: false)
+            // The identity map holds models weakly: keep the new ones until they are returned.
+            let loaded = try _fetch(type, where: "id IN (\(placeholders))", chunk.map { .integer(ids[$0]) }, orderBy: nil, descending: false)
+            var byID: [Int64: M] = [:]
+            for model in loaded { if let id = model.persistentID { byID[id] = model } }
+            for index in chunk { result[index] = byID[ids[index]] }
             start += 500
         }
-        return ids.compactMap { state.identity[_RowKey(table: table.name, id: $0)]?.model as? M }
+        return result.compactMap { $0 }   // a row deleted meanwhile is left out
     }
 
     // MARK: Deletion
