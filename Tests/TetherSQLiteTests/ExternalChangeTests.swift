@@ -154,6 +154,21 @@ struct ExternalChangeTests {
         #expect(try fixture.another().rows("SELECT count(*) FROM Ticket").first?[0] == .integer(0))
     }
 
+    @Test func aDeletedModelInsertedAgainIsWrittenThroughWithoutErrors() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ticket = try store.insert(Ticket())
+        try store.delete(ticket)
+        let (errors, _) = record(store.errors)
+        try store.insert(ticket)
+        let id = try #require(ticket.persistentID)
+        ticket.points = 6
+        try store.flush()
+        #expect(errors.events.isEmpty)
+        #expect(try fixture.another().rows("SELECT points FROM Ticket WHERE id = ?", [.integer(id)]).first?.values == [.integer(6)])
+        #expect(store.state.deletedObservers.isEmpty)
+    }
+
     @Test func aDeletionHereIsReportedToo() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!

@@ -326,6 +326,7 @@ public final class Store {
         model._$registrar.rowID.store(id, ordering: .relaxed)
         let key = _RowKey(table: table.name, id: id)
         let object = ObjectIdentifier(model)
+        if !state.deletedObservers.isEmpty { state.deletedObservers.removeValue(forKey: object)?.dispose() }
         let weakModel = _WeakObject(model)
         let box = self.box
         // One observer of every property, straight on the model's registrar (cheaper than a
@@ -353,12 +354,13 @@ public final class Store {
         model._$registrar.rowID.store(-key.id, ordering: .relaxed)
         let box = self.box
         let modelName = table.definition.modelName
-        _ = model._$registrar.addObserver(index: nil, _SlotObserver(
+        state.deletedObservers[object]?.dispose()
+        state.deletedObservers[object] = model._$registrar.addObserver(index: nil, _SlotObserver(
             onChange: { index, _ in
                 guard table.persistsProperty(index), let store = box.store else { return }
                 store.errorSubject.sendNext(.deleted(model: modelName, id: key.id))
             },
-            onEnd: {}
+            onEnd: { box.store?.state.deletedObservers[object] = nil }
         ))
     }
 
@@ -552,6 +554,8 @@ final class _StoreState {
     /// Columns being set from the database: their next change notification is not written back.
     var suppressed: Set<_Suppressed> = []
     var liveQueries: [Int: any _AnyLiveQuery] = [:]
+    /// Models whose row was deleted (and not inserted again): the observer reporting changes.
+    var deletedObservers: [ObjectIdentifier: any Disposable] = [:]
     var commitScheduled = false
     var retryDelay: Duration?
 }
