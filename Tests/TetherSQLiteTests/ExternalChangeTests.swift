@@ -231,7 +231,11 @@ struct ExternalChangeTests {
         let gate = DispatchSemaphore(value: 0)
         store.writer.async { _ in gate.wait() }                   // hold the writer queue
         try fixture.another().execute("UPDATE Ticket SET points = 9 WHERE id = ?", [.integer(id)])
-        store.catchUpRequest()()                                   // queued: reads 9
+        let (tracker, box, scheduler) = (store.tracker, store.box, fixture.scheduler)
+        store.writer.async { connection in                         // what the watcher does, queued: reads 9
+            let changes = try! tracker.catchUp(connection)
+            scheduler.schedule { box.store?.apply(changes) }
+        }
         ticket.points = 5
         fixture.scheduler.advance()                                // our commit: queued after it
         #expect(store.state.inFlight.isEmpty == false)

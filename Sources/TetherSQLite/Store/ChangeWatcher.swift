@@ -8,7 +8,7 @@ import Glibc
 ///
 /// A thread sleeps in `poll(2)` on an inotify descriptor watching the database's directory
 /// (SQLite writes a commit to the `-wal` file, or to the database file itself in rollback-journal
-/// mode). After a write it calls `onChange` at once, then again 1, 5 and 25 ms later: the last
+/// mode). After a write it calls `onChange` at once, then again 0.2, 1, 5 and 25 ms later: the last
 /// `write(2)` of a commit comes just before SQLite publishes the commit in shared memory (the
 /// `-shm` file, written through `mmap`, which inotify does not see), so the first look may come
 /// a moment too early. Besides, it calls `onChange` every `fallbackInterval` whatever happens
@@ -86,7 +86,7 @@ private struct _WatchLoop: Sendable {
     let handler: _Locked<(@Sendable () -> Void)?>
 
     /// Follow-up looks after a write, after the first, immediate one.
-    static let followUps: [Duration] = [.milliseconds(1), .milliseconds(5), .milliseconds(25)]
+    static let followUps: [Duration] = [.microseconds(200), .milliseconds(1), .milliseconds(5), .milliseconds(25)]
 
     func run() {
         defer {

@@ -40,30 +40,25 @@ extension Store {
         }
     }
 
-    /// A closure, callable from any thread, that has the writer queue read the change log and
-    /// hand what it found to the store's scheduler (at most one look queued at a time).
+    /// A closure, callable from any thread, that reads the change log on the writer queue and
+    /// hands what it found to the store's scheduler. The watcher thread calls it and waits
+    /// (`sync`: the look runs on the watcher's own thread when the queue is idle, which saves a
+    /// thread hop).
     func catchUpRequest() -> @Sendable () -> Void {
         let writer = self.writer
         let tracker = self.tracker
         let box = self.box
         let scheduler = self.scheduler
-        let queued = _Locked(false)
         return {
-            let alreadyQueued = queued.withLock { queued in
-                defer { queued = true }
-                return queued
+            let changes: _ChangeSet
+            do {
+                changes = try writer.sync { connection in try tracker.catchUp(connection) }
+            } catch {
+                scheduler.schedule { box.store?.errorSubject.sendNext(StoreError.wrap(error)) }
+                return
             }
-            guard !alreadyQueued else { return }
-            writer.async { connection in
-                queued.withLock { $0 = false }
-                do {
-                    let changes = try tracker.catchUp(connection)
-                    guard !changes.isEmpty else { return }
-                    scheduler.schedule { box.store?.apply(changes) }
-                } catch {
-                    scheduler.schedule { box.store?.errorSubject.sendNext(StoreError.wrap(error)) }
-                }
-            }
+            guard !changes.isEmpty else { return }
+            scheduler.schedule { box.store?.apply(changes) }
         }
     }
 
@@ -271,7 +266,7 @@ extension Store {
             observer.sendError(StoreError.wrap(error))
             return nil
         }
-        let query = _LiveQuery<M>(id: id, observer: observer, ids: models.compactMap(\.persistentID))
+        let query = _LiveQuery<M>(id: id, observer: observer, models: models)
         state.liveQueries[id] = query
         observer.sendNext(models)
         let box = self.box
@@ -341,25 +336,60 @@ protocol _AnyLiveQuery: AnyObject {
 final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
     let id: Int
     let observer: Observer<[M], StoreError>
+    /// The current result, kept alive while the query is subscribed (the identity map holds
+    /// models weakly), with its ids in order and by id.
     private var ids: [Int64]
+    private var byID: [Int64: M]
+    private var current: [M]
 
-    init(id: Int, observer: Observer<[M], StoreError>, ids: [Int64]) {
+    init(id: Int, observer: Observer<[M], StoreError>, models: [M]) {
         self.id = id
         self.observer = observer
+        var ids: [Int64] = []
+        var byID: [Int64: M] = [:]
+        ids.reserveCapacity(models.count)
+        byID.reserveCapacity(models.count)
+        for model in models {
+            guard let id = model.persistentID else { continue }
+            ids.append(id)
+            byID[id] = model
+        }
         self.ids = ids
+        self.byID = byID
+        self.current = models
     }
 
     func update(ids newIDs: [Int64], changes: [StoreChange], resync: Bool, store: Store) {
         let table = M._$schema.name
         var affected = resync || newIDs != ids
         if !affected {
-            let members = Set(newIDs)
-            affected = changes.contains { $0.table == table && members.contains($0.rowID) }
+            affected = changes.contains { $0.table == table && byID[$0.rowID] != nil }
         }
         guard affected else { return }
+        if newIDs == ids, !resync {
+            // The same rows in the same order (one of them was updated): the same objects.
+            observer.sendNext(current)
+            return
+        }
         do {
-            let models = try store.models(M.self, ids: newIDs)
+            // The rows already in the result are reused; only the others are looked up (and
+            // loaded if they are not in memory).
+            var next: [Int64: M] = [:]
+            next.reserveCapacity(newIDs.count)
+            var missing: [Int64] = []
+            for id in newIDs {
+                // A row deleted and inserted again under the same id is a new object.
+                if let model = byID[id], model.persistentID == id { next[id] = model } else { missing.append(id) }
+            }
+            if !missing.isEmpty {
+                for model in try store.models(M.self, ids: missing) {
+                    if let id = model.persistentID { next[id] = model }
+                }
+            }
+            let models = newIDs.compactMap { next[$0] }   // a row deleted meanwhile is left out
             ids = models.compactMap(\.persistentID)
+            byID = next
+            current = models
             observer.sendNext(models)
         } catch {
             fail(error)
