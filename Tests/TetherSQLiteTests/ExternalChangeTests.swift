@@ -114,6 +114,24 @@ struct ExternalChangeTests {
         #expect(totals.events == [.next(2), .next(15)], "never a total of half the row (6 or 5)")
     }
 
+    @Test func aValueOfTheWrongTypeWrittenElsewhereIsAnErrorAndTheModelKeepsItsValue() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ticket = try store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        let (errors, _) = record(store.errors)
+        try fixture.another().execute("UPDATE Ticket SET points = 'many', title = 'typed' WHERE id = ?", [.integer(id)])
+        try store.refresh()
+        #expect(ticket.points == 1, "the model keeps its value")
+        #expect(ticket.title == "typed", "the row's other columns are applied")
+        #expect(errors.values.count == 1)
+        let message = errors.values.first?.description ?? ""
+        #expect(message.contains("Ticket") && message.contains("points") && message.contains("many"), "\(message)")
+        fixture.scheduler.advance()
+        try store.flush()
+        #expect(fixture.updates.isEmpty, "nothing written back: the bad value stays for its writer to fix")
+    }
+
     @Test func aRowDeletedElsewhereEndsWriteThroughAndLaterChangesAreErrors() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!
