@@ -454,6 +454,23 @@ struct WatcherTests {
         #expect(points.values == [1, 11])
     }
 
+    @Test func theSqlite3ShellsChangeReachesTheModel() throws {
+        let fixture = try StoreFixture(watches: true)
+        let store = fixture.store!
+        let ticket = try store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        try store.flush()
+        let (titles, _) = record(observe(ticket, \.title))
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        shell.arguments = ["sqlite3", fixture.path, "UPDATE Ticket SET title = '来自 shell' WHERE id = \(id);"]
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0, "sqlite3 (Debian package sqlite3; .ci/run installs it) ran")
+        #expect(pump(fixture.scheduler) { ticket.title == "来自 shell" })
+        #expect(titles.values == ["", "来自 shell"])
+    }
+
     @Test func anotherProcessWritingEveryChangeIsSeenInOrderWithNoEcho() throws {
         let fixture = try StoreFixture(watches: true)
         let store = fixture.store!
