@@ -341,10 +341,26 @@ struct ExternalChangeTests {
         ticket.points = 42
         try a.flush()
         try a.insert(contentsOf: (0..<Int(_ChangeTracker.retainedEntries) + 2_000).map { _ in Ticket() })
+        a.writer.sync { _ in }                          // the prune runs after the insert, on the writer queue
         let oldest = try fixture.another().scalar("SELECT min(seq) FROM tether_changes", as: Int64.self) ?? 0
         #expect(oldest > 3, "the log was pruned past B's position")
         try b.store.refresh()
         #expect(inB.points == 42, "B reloaded its live models")
+    }
+
+    @Test func aLogEmptiedByHandIsNoticedAndEverythingReloaded() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let tickets = (0..<5).map { _ in Ticket() }
+        try store.insert(contentsOf: tickets)
+        let other = try fixture.another()
+        try other.execute("DELETE FROM tether_changes")               // numbering starts again
+        try other.execute("UPDATE Ticket SET points = 3 WHERE id = ?", [.integer(tickets[0].persistentID!)])
+        try store.refresh()
+        #expect(tickets[0].points == 3)
+        try other.execute("UPDATE Ticket SET points = 4 WHERE id = ?", [.integer(tickets[1].persistentID!)])
+        try store.refresh()
+        #expect(tickets[1].points == 4, "reading goes on from the new numbering")
     }
 }
 

@@ -109,6 +109,9 @@ func onMain<T: Sendable>(_ body: @escaping @MainActor @Sendable () throws -> T) 
     DispatchQueue.main.sync { MainActor.assumeIsolated { try! body() } }
 }
 
+/// Runs `body` now, on the calling (main) thread, before `dispatchMain()`.
+func onMainThreadNow<T>(_ body: () -> T) -> T { body() }
+
 /// What the main thread holds for the benchmarks (main actor only).
 @MainActor
 enum Live {
@@ -373,6 +376,40 @@ func p6RawQuery(iterations: Int) -> [UInt64] {
 
 func row(_ name: String, _ summary: Summary, _ note: String = "") -> String {
     "| \(name) | \(summary) | \(note) |"
+}
+
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-insert" {
+    // For profilers: insert 100,000 models into a store, 5 times (not part of the tables).
+    for _ in 0..<5 {
+        let path = temporaryDatabase("profile")
+        let elapsed = onMainThreadNow {
+            let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
+            _ = try! store.fetch(LatencyRow.self, where: "id < 0")
+            if CommandLine.arguments.count > 2 {
+                try! store.database.sync { try $0.execute("DROP TRIGGER tether_LatencyRow_insert") }
+                if CommandLine.arguments[2] == "auto" {
+                    try! store.database.sync {
+                        try $0.execute("DROP TABLE tether_changes")
+                        try $0.execute("CREATE TABLE tether_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, row INTEGER NOT NULL, kind INTEGER NOT NULL)")
+                        try $0.execute("CREATE TRIGGER tether_LatencyRow_insert AFTER INSERT ON LatencyRow BEGIN INSERT INTO tether_changes (tbl, row, kind) VALUES ('LatencyRow', NEW.id, 1); END")
+                    }
+                }
+                if CommandLine.arguments[2] == "plain" {
+                    try! store.database.sync {
+                        try $0.execute("DROP TABLE tether_changes")
+                        try $0.execute("CREATE TABLE tether_changes (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, row INTEGER NOT NULL, kind INTEGER NOT NULL)")
+                        try $0.execute("CREATE TRIGGER tether_LatencyRow_insert AFTER INSERT ON LatencyRow BEGIN INSERT INTO tether_changes (tbl, row, kind) VALUES ('LatencyRow', NEW.id, 1); END")
+                    }
+                }
+            }
+            let rows = (0..<100_000).map { r in let row = LatencyRow(); row.title = "row \(r)"; row.points = r; return row }
+            let start = monotonicNanoseconds()
+            try! store.insert(contentsOf: rows)
+            return monotonicNanoseconds() - start
+        }
+        print("insert 100,000:", elapsed / 1_000_000, "ms")
+    }
+    exit(0)
 }
 
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "child-writer" {

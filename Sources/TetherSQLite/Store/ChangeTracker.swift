@@ -96,9 +96,9 @@ final class _ChangeTracker: Sendable {
         state.withLock { $0.cursor = now; $0.lastPrune = now }
     }
 
-    /// The last sequence number ever given to a log entry (kept by SQLite for AUTOINCREMENT).
+    /// The newest entry's sequence number (0 when the log is empty).
     static func highWater(_ connection: Connection) throws(SQLiteError) -> Int64 {
-        try connection.scalar("SELECT seq FROM sqlite_sequence WHERE name = 'tether_changes'", as: Int64.self) ?? 0
+        try connection.scalar("SELECT max(seq) FROM tether_changes", as: Int64?.self).flatMap { $0 } ?? 0
     }
 
     /// The triggers that log every change to `table` (see schema/002_tether_changes.sql).
@@ -106,12 +106,13 @@ final class _ChangeTracker: Sendable {
         let quoted = _quote(table)
         let literal = "'" + table.replacingOccurrences(of: "'", with: "''") + "'"
         func name(_ suffix: String) -> String { _quote("tether_\(table)_\(suffix)") }
-        let insert = "INSERT INTO tether_changes (tbl, row, kind) VALUES"
+        let insert = "INSERT INTO tether_changes (tbl, row, kind)"
         return [
-            "CREATE TRIGGER IF NOT EXISTS \(name("insert")) AFTER INSERT ON \(quoted) BEGIN \(insert) (\(literal), NEW.id, 1); END",
-            "CREATE TRIGGER IF NOT EXISTS \(name("update")) AFTER UPDATE ON \(quoted) WHEN OLD.id = NEW.id BEGIN \(insert) (\(literal), NEW.id, 2); END",
-            "CREATE TRIGGER IF NOT EXISTS \(name("rekey")) AFTER UPDATE ON \(quoted) WHEN OLD.id <> NEW.id BEGIN \(insert) (\(literal), OLD.id, 3), (\(literal), NEW.id, 1); END",
-            "CREATE TRIGGER IF NOT EXISTS \(name("delete")) AFTER DELETE ON \(quoted) BEGIN \(insert) (\(literal), OLD.id, 3); END",
+            "CREATE TRIGGER IF NOT EXISTS \(name("insert")) AFTER INSERT ON \(quoted) BEGIN \(insert) VALUES (\(literal), NEW.id, 1); END",
+            "CREATE TRIGGER IF NOT EXISTS \(name("update")) AFTER UPDATE ON \(quoted) BEGIN \(insert) "
+                + "SELECT \(literal), OLD.id, 3 WHERE OLD.id <> NEW.id "
+                + "UNION ALL SELECT \(literal), NEW.id, CASE WHEN OLD.id = NEW.id THEN 2 ELSE 1 END; END",
+            "CREATE TRIGGER IF NOT EXISTS \(name("delete")) AFTER DELETE ON \(quoted) BEGIN \(insert) VALUES (\(literal), OLD.id, 3); END",
         ]
     }
 
@@ -147,25 +148,35 @@ final class _ChangeTracker: Sendable {
     // MARK: Writing
 
     /// Runs `body` in a write transaction and returns its result with the range of log entries
-    /// the transaction wrote (its own changes). Prunes the log now and then.
+    /// the transaction wrote (its own changes).
     func write<Result>(_ connection: Connection, _ body: () throws -> Result) throws -> (Result, Range<Int64>) {
         try connection.inTransaction {
             let before = try Self.highWater(connection)
             let result = try body()
             let after = try Self.highWater(connection)
-            try pruneIfNeeded(connection, highWater: after)
             return (result, before + 1 ..< after + 1)
         }
     }
 
-    private func pruneIfNeeded(_ connection: Connection, highWater: Int64) throws {
+    /// Deletes old log entries (keeping the newest `retainedEntries`) once `pruneInterval`
+    /// entries were written since the last time. Called on the writer queue after a commit, in
+    /// a transaction of its own, so that it never slows the commit down.
+    func pruneIfDue(_ connection: Connection) {
+        guard let highWater = try? Self.highWater(connection) else { return }
         let due = state.withLock { state -> Bool in
             guard highWater - state.lastPrune >= Self.pruneInterval else { return false }
             state.lastPrune = highWater
             return true
         }
         guard due, highWater > Self.retainedEntries else { return }
-        try connection.execute("DELETE FROM tether_changes WHERE seq <= ?", [.integer(highWater - Self.retainedEntries)])
+        // Busy or read-only: it is only housekeeping; the next commit tries again.
+        try? connection.execute("DELETE FROM tether_changes WHERE seq <= ?", [.integer(highWater - Self.retainedEntries)])
+    }
+
+    /// Whether a prune may be due (cheap: no SQL): this store read or wrote `pruneInterval`
+    /// entries since it last pruned.
+    func pruneDue() -> Bool {
+        state.withLock { $0.cursor - $0.lastPrune >= Self.pruneInterval }
     }
 
     // MARK: Reading
@@ -185,6 +196,7 @@ final class _ChangeTracker: Sendable {
         var set = _ChangeSet()
         let (cursor, tables) = state.withLock { ($0.cursor, $0.tables) }
         var newCursor = cursor
+        var resetCursor = false
 
         // Others' entries: all of them, or those before the local range (the ones after it
         // are read next time).
@@ -211,6 +223,12 @@ final class _ChangeTracker: Sendable {
         if first, let local, local.lowerBound > cursor + 1 {
             // Our transaction started after entries we never saw (pruned by another store).
             set.resync = true
+        }
+        if first, local == nil, cursor > 0, try Self.highWater(connection) < cursor {
+            // The log was emptied by hand and numbering started again: reload everything.
+            set.resync = true
+            newCursor = try Self.highWater(connection)
+            resetCursor = true
         }
         if let local {
             if localChanges.count == local.count {
@@ -266,7 +284,7 @@ final class _ChangeTracker: Sendable {
             }
         }
 
-        state.withLock { $0.cursor = max($0.cursor, newCursor) }
+        state.withLock { $0.cursor = resetCursor ? newCursor : max($0.cursor, newCursor) }
         return set
     }
 }

@@ -200,7 +200,16 @@ public final class Store {
         }
         state.identity.reserveCapacity(state.identity.count + fresh.count)
         for (model, id) in zip(fresh, ids) { attach(model, id: id, table: table) }
+        pruneLogIfDue()
         apply(changes)
+    }
+
+    /// Has the writer queue prune the change log after this write, if it is due (in a
+    /// transaction of its own, after the write: it never slows a commit down).
+    func pruneLogIfDue() {
+        let tracker = self.tracker
+        guard tracker.pruneDue() else { return }
+        writer.async { connection in tracker.pruneIfDue(connection) }
     }
 
     /// The changes a local transaction made, numbered from the start of its log range (the
@@ -317,6 +326,7 @@ public final class Store {
             throw StoreError.wrap(error)
         }
         markDeleted(model, key: _RowKey(table: table.name, id: id), table: table)
+        pruneLogIfDue()
         apply(changes)
     }
 
@@ -439,6 +449,7 @@ public final class Store {
             }
             finish(batch)
             state.retryDelay = nil
+            pruneLogIfDue()
             apply(changes)
         } else {
             let box = self.box
@@ -452,6 +463,7 @@ public final class Store {
                         store.state.retryDelay = nil
                         store.apply(changes)
                     }
+                    tracker.pruneIfDue(connection)
                 } catch {
                     let storeError = StoreError.wrap(error)
                     scheduler.schedule {
