@@ -50,6 +50,16 @@ let package = Package(
             path: "Sources/TetherMemory"
         ),
         .target(name: "CMallocInfo", path: "Sources/CMallocInfo"),
+        // P4-P6 and the idle watcher: latencies across threads and processes, CPU time over
+        // seconds; a plain executable, like TetherMemory.
+        .executableTarget(
+            name: "TetherLatency",
+            dependencies: [
+                .product(name: "TetherSQLite", package: tether),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Sources/TetherLatency"
+        ),
         // The raw sqlite3 C API for the hand-written persistence baselines (Tether's own
         // `CSQLite` module is not a product of the Tether package).
         .systemLibrary(

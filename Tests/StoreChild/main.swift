@@ -4,8 +4,15 @@
 //   store-child burst PATH   change models forever; after each flush() returns, print
 //                            "flushed N" (N: the value every model now holds in the database)
 //   store-child exit PATH    change models, then exit normally without calling flush()
+//   store-child count PATH ID N   set ticket ID's points to 1...N (and its title to "vN"),
+//                            one commit each, then print "done"
+//   store-child watch PATH ID     print "title T" for each title ticket ID takes (noticed by
+//                            the store's watcher), until the title is "stop"; print "bye"
+//   store-child hold PATH ID      begin a transaction that changes ticket ID, print "holding",
+//                            and wait (to be killed mid-transaction)
 
 import Foundation
+import Synchronization
 import TetherSQLite
 
 @Model
@@ -23,9 +30,46 @@ func say(_ line: String) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: store-child burst|exit PATH\n".utf8))
+guard arguments.count >= 3 else {
+    FileHandle.standardError.write(Data("usage: store-child burst|exit|count|watch|hold PATH [ID [N]]\n".utf8))
     exit(2)
+}
+
+switch arguments[1] {
+case "count":
+    let scheduler = TestScheduler()
+    let store = try Store(path: arguments[2], scheduler: scheduler, watchesExternalChanges: false)
+    guard let ticket = try store.load(Ticket.self, id: Int64(arguments[3])!) else { exit(3) }
+    for value in 1...Int(arguments[4])! {
+        ticket.points = value
+        ticket.title = "v\(value)"
+        try store.flush()
+    }
+    say("done")
+    exit(0)
+case "watch":
+    let scheduler = TestScheduler()
+    let store = try Store(path: arguments[2], scheduler: scheduler)
+    guard let ticket = try store.load(Ticket.self, id: Int64(arguments[3])!) else { exit(3) }
+    let stop = Atomic<Bool>(false)
+    observe(ticket, \.title).subscribe(next: { title in
+        say("title \(title)")
+        if title == "stop" { stop.store(true, ordering: .relaxed) }
+    })
+    while !stop.load(ordering: .relaxed) {
+        scheduler.advance()
+        usleep(500)
+    }
+    say("bye")
+    exit(0)
+case "hold":
+    let connection = try Connection(path: arguments[2])
+    try connection.execute("BEGIN IMMEDIATE")
+    try connection.execute("UPDATE Ticket SET points = -1, title = 'uncommitted' WHERE id = ?", [.integer(Int64(arguments[3])!)])
+    say("holding")
+    while true { sleep(60) }
+default:
+    break
 }
 let scheduler = TestScheduler()   // never advanced: commits happen at flush() or at exit
 let store = try Store(path: arguments[2], scheduler: scheduler)

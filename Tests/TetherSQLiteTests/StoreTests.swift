@@ -14,22 +14,26 @@ extension Ticket: PersistentModel {}
 
 /// A store on a fresh file, whose models live on the test's thread and whose end-of-turn commits
 /// run when the test advances `scheduler`. It counts the transactions the store's connection ran.
+/// It does not watch for external changes unless asked (`watches: true`): tests see them when
+/// they call `refresh()`, at a point they choose.
 final class StoreFixture {
     let directory: String
     let path: String
     let scheduler = TestScheduler()
     private(set) var store: Store!
     let log = SQLLog()
+    let watches: Bool
 
-    init(busyTimeout: Duration = .seconds(5)) throws {
+    init(busyTimeout: Duration = .seconds(5), watches: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tether-store-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = directory + "/store.sqlite"
+        self.watches = watches
         try open(busyTimeout: busyTimeout)
     }
 
     func open(busyTimeout: Duration = .seconds(5)) throws {
-        store = try Store(path: path, scheduler: scheduler, busyTimeout: busyTimeout)
+        store = try Store(path: path, scheduler: scheduler, busyTimeout: busyTimeout, watchesExternalChanges: watches)
         let log = self.log
         store.writer.sync { connection in connection.trace { log.append($0) } }
     }
@@ -168,6 +172,7 @@ struct StoreTests {
         ticket.points = 5
         fixture.scheduler.advance()
         try store.flush()
+        #expect(errors.values == ["Ticket \(ticket._$registrar.rowID.load(ordering: .relaxed) * -1) was deleted; the change was not written"])
         #expect(try fixture.another().rows("SELECT count(*) FROM Ticket").first?[0] == .integer(0), "not resurrected")
         #expect(store.pendingRowCount == 0)
     }

@@ -34,24 +34,27 @@ CREATE TABLE tether_migrations (
 --
 --     CREATE TRIGGER "tether_T_insert" AFTER INSERT ON "T"
 --     BEGIN INSERT INTO tether_changes (tbl, row, kind) VALUES ('T', NEW.id, 1); END;
---     CREATE TRIGGER "tether_T_update" AFTER UPDATE ON "T" WHEN OLD.id = NEW.id
---     BEGIN INSERT INTO tether_changes (tbl, row, kind) VALUES ('T', NEW.id, 2); END;
---     CREATE TRIGGER "tether_T_rekey" AFTER UPDATE ON "T" WHEN OLD.id <> NEW.id
---     BEGIN INSERT INTO tether_changes (tbl, row, kind) VALUES ('T', OLD.id, 3), ('T', NEW.id, 1); END;
+--     CREATE TRIGGER "tether_T_update" AFTER UPDATE ON "T"
+--     BEGIN INSERT INTO tether_changes (tbl, row, kind)
+--         SELECT 'T', OLD.id, 3 WHERE OLD.id <> NEW.id
+--         UNION ALL SELECT 'T', NEW.id, CASE WHEN OLD.id = NEW.id THEN 2 ELSE 1 END; END;
 --     CREATE TRIGGER "tether_T_delete" AFTER DELETE ON "T"
 --     BEGIN INSERT INTO tether_changes (tbl, row, kind) VALUES ('T', OLD.id, 3); END;
 --
 -- Triggers run inside the writer's transaction, whoever the writer is, so the log holds exactly
 -- the committed changes, in commit order (seq), and nothing of a rolled-back transaction.
--- AUTOINCREMENT keeps seq increasing even after old entries are pruned: each store keeps the
--- newest 10,000 entries; a reader that fell further behind reloads everything it watches.
+--
+-- seq is the rowid: each new entry gets the largest seq so far plus one. Stores prune old
+-- entries (keeping the newest 10,000) but never the newest, so seq only grows; a reader that
+-- fell behind the pruning, or finds the log emptied by hand (seq starting again), reloads
+-- everything it watches. (No AUTOINCREMENT, no CHECK: each would cost every logged change.)
 --
 -- kind: 1 insert, 2 update, 3 delete.
 CREATE TABLE tether_changes (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq INTEGER PRIMARY KEY,
     tbl TEXT NOT NULL,
     row INTEGER NOT NULL,
-    kind INTEGER NOT NULL CHECK (kind IN (1, 2, 3))
+    kind INTEGER NOT NULL
 );
 
 """#

@@ -462,6 +462,38 @@ public final class Connection {
         }, Unmanaged.passUnretained(tracer).toOpaque())
     }
 
+    /// The tables a statement reads: those of its `FROM` clauses, joins and subqueries, and
+    /// the tables under the views it reads. Found by preparing it (not running it) with an
+    /// authorizer (`sqlite3_set_authorizer`, `SQLITE_READ`); SQLite's own tables are left out.
+    ///
+    /// ```swift
+    /// try connection.tablesRead(by: "SELECT id FROM Invoice WHERE customer IN (SELECT name FROM Customer)")
+    /// // ["Invoice", "Customer"]
+    /// ```
+    public func tablesRead(by sql: String) throws(SQLiteError) -> Set<String> {
+        let collector = TableCollector()
+        // The context pointer is unretained: `collector` lives until the authorizer is removed.
+        sqlite3_set_authorizer(handle, { context, action, table, _, _, _ in
+            if action == SQLITE_READ, let context, let table {
+                let name = String(cString: table)
+                if !name.hasPrefix("sqlite_") {
+                    Unmanaged<TableCollector>.fromOpaque(context).takeUnretainedValue().tables.insert(name)
+                }
+            }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(collector).toOpaque())
+        defer {
+            sqlite3_set_authorizer(handle, nil, nil)
+            withExtendedLifetime(collector) {}
+        }
+        _ = try prepare(sql)
+        return collector.tables
+    }
+
+    private final class TableCollector {
+        var tables: Set<String> = []
+    }
+
     private final class Tracer {
         let handler: (String) -> Void
         init(_ handler: @escaping (String) -> Void) { self.handler = handler }

@@ -13,10 +13,11 @@ public protocol PersistentModel: Model {
 }
 
 extension Model {
-    /// The row id of this model in the store it was inserted into or loaded from, or nil.
+    /// The row id of this model in the store it was inserted into or loaded from, or nil (also
+    /// once its row was deleted).
     public var persistentID: Int64? {
         let id = _$registrar.rowID.load(ordering: .relaxed)
-        return id == 0 ? nil : id
+        return id > 0 ? id : nil
     }
 }
 
@@ -50,9 +51,12 @@ public final class Store {
     public let path: String
     let writer: DatabaseQueue
     let scheduler: any Scheduler
-    private let state = _StoreState()
-    private let errorSubject = Subject<StoreError, Never>()
-    private let box: _StoreBox
+    let state = _StoreState()
+    let errorSubject = Subject<StoreError, Never>()
+    let changeSubject = Subject<StoreChange, Never>()
+    let box: _StoreBox
+    let tracker = _ChangeTracker()
+    var watcher: _ChangeWatcher?
 
     /// The store's connection, on its serial queue: `Sendable`, so any thread can read through it
     /// (`store.database.sync { try $0.rows("SELECT ...") }`) while the models' thread changes
@@ -61,6 +65,18 @@ public final class Store {
 
     /// Failed commits and other errors that happened without a caller to throw to.
     public var errors: Signal<StoreError, Never> { errorSubject.signal }
+
+    /// Every committed change to the rows of the store's model tables, whoever made it: this
+    /// store (`isLocal`), another connection, another process (the sqlite3 shell included).
+    /// Changes arrive on the store's scheduler, in commit order, after the live models were
+    /// updated.
+    ///
+    /// ```swift
+    /// store.committedChanges
+    ///     .filter { !$0.isLocal }
+    ///     .subscribe(next: { print("changed elsewhere:", $0.table, $0.rowID, $0.kind) })
+    /// ```
+    public var committedChanges: Signal<StoreChange, Never> { changeSubject.signal }
 
     /// Opens (or creates) the database at `path` and applies `migrator`'s migrations (by default,
     /// only Tether's bookkeeping: the migrations record and the change log; pass
@@ -71,43 +87,63 @@ public final class Store {
     ///   - scheduler: where the models live; pending changes are committed at the end of its turn
     ///     (`MainScheduler.shared` for an app whose models live on the main thread).
     ///   - busyTimeout: how long a write waits for another connection's lock.
+    ///   - watchesExternalChanges: whether to notice changes made by other connections and
+    ///     processes by itself (see docs/PERSISTENCE.md, "Changes made elsewhere"). Without it,
+    ///     `refresh()` looks for them when called.
     public init(
         path: String,
         scheduler: any Scheduler = MainScheduler.shared,
         migrator: Migrator? = nil,
-        busyTimeout: Duration = .seconds(5)
+        busyTimeout: Duration = .seconds(5),
+        watchesExternalChanges: Bool = true
     ) throws(StoreError) {
         self.path = path
         self.scheduler = scheduler
         do {
             writer = try DatabaseQueue(path: path, options: .init(busyTimeout: busyTimeout), label: "Tether.Store")
             let migrator = try migrator ?? Migrator(Migrator.builtIn().migrations.filter { $0.name.contains("_tether_") })
-            _ = try writer.sync { connection in try migrator.migrate(connection) }
+            let tracker = self.tracker
+            _ = try writer.sync { connection in
+                let applied = try migrator.migrate(connection)
+                try tracker.start(connection)
+                return applied.count
+            }
         } catch {
             throw StoreError.wrap(error)
         }
         box = _StoreBox()
         box.store = self
         _StoreRegistry.shared.add(self)
+        if watchesExternalChanges { startWatching() }
     }
 
     deinit {
+        watcher?.stop()
         try? commitPending(synchronously: true)
         _StoreRegistry.shared.remove(self)
+        let queries = state.liveQueries.values
+        state.liveQueries = [:]
+        for query in queries { query.end() }
     }
 
     // MARK: Tables
 
-    private func table<M: PersistentModel>(for type: M.Type) throws(StoreError) -> _Table {
+    func table<M: PersistentModel>(for type: M.Type) throws(StoreError) -> _Table {
         let key = ObjectIdentifier(type)
         if let table = state.tables[key] { return table }
         do {
             let definition = try TableDefinition(for: type, defaultsFrom: M())
-            _ = try writer.sync { connection in try definition.createOrUpdate(in: connection) }
             let table = _Table(definition: definition, properties: M._$schema.properties.map { property in
                 _PropertyAccess(get: { property.get($0 as! M) }, set: { property.set($0 as! M, $1) })
-            })
+            }, propertyNames: M._$schema.properties.map(\.name))
+            let tracker = self.tracker
+            _ = try writer.sync { connection in
+                let statements = try definition.createOrUpdate(in: connection)
+                try tracker.register(table, in: connection)
+                return statements
+            }
             state.tables[key] = table
+            state.tablesByName[table.name] = table
             return table
         } catch {
             throw StoreError.wrap(error)
@@ -138,10 +174,13 @@ public final class Store {
         }
         let sql = table.insertSQL
         let values = rows
+        let tracker = self.tracker
+        let tableName = table.name
         let ids: [Int64]
+        let changes: _ChangeSet
         do {
-            ids = try writer.sync { connection in
-                try connection.inTransaction {
+            (ids, changes) = try writer.sync { connection in
+                let (ids, range) = try tracker.write(connection) {
                     let statement = try connection.cachedStatement(sql)
                     var ids: [Int64] = []
                     ids.reserveCapacity(values.count)
@@ -153,12 +192,41 @@ public final class Store {
                     }
                     return ids
                 }
+                let local = Self.localChanges(range, ids.lazy.map { (tableName, $0, StoreChange.Kind.insert) })
+                return (ids, try tracker.catchUp(connection, local: range, localChanges: local))
             }
         } catch {
             throw StoreError.wrap(error)
         }
         state.identity.reserveCapacity(state.identity.count + fresh.count)
         for (model, id) in zip(fresh, ids) { attach(model, id: id, table: table) }
+        pruneLogIfDue()
+        apply(changes)
+    }
+
+    /// Has the writer queue prune the change log after this write, if it is due (in a
+    /// transaction of its own, after the write: it never slows a commit down).
+    func pruneLogIfDue() {
+        let tracker = self.tracker
+        guard tracker.pruneDue() else { return }
+        writer.async { connection in tracker.pruneIfDue(connection) }
+    }
+
+    /// The changes a local transaction made, numbered from the start of its log range (the
+    /// triggers logged one entry per statement, in order; if something else logged more, such as
+    /// a trigger of the app's own, the entries are read back instead).
+    static func localChanges<S: Sequence>(
+        _ range: Range<Int64>,
+        _ rows: S
+    ) -> [StoreChange] where S.Element == (String, Int64, StoreChange.Kind) {
+        var changes: [StoreChange] = []
+        changes.reserveCapacity(range.count)
+        var sequence = range.lowerBound
+        for (table, id, kind) in rows {
+            changes.append(StoreChange(sequence: sequence, table: table, rowID: id, kind: kind, isLocal: true))
+            sequence += 1
+        }
+        return changes
     }
 
     /// The live model of row `id`: the one already in memory if there is one (the identity
@@ -202,7 +270,7 @@ public final class Store {
         try _fetch(type, where: condition, arguments, orderBy: nil, descending: false)
     }
 
-    private func _fetch<M: PersistentModel>(
+    func _fetch<M: PersistentModel>(
         _ type: M.Type,
         where condition: String?,
         _ arguments: [SQLiteValue],
@@ -210,16 +278,7 @@ public final class Store {
         descending: Bool
     ) throws(StoreError) -> [M] {
         let table = try table(for: type)
-        var sql = table.selectSQL
-        if let condition { sql += " WHERE \(condition)" }
-        if let orderBy {
-            guard let column = table.column(forProperty: orderBy) else {
-                throw .mapping(.unsupportedType(model: M._$schema.name, property: M._$schema.properties[orderBy].name, type: "(not persisted)"))
-            }
-            sql += " ORDER BY \(_quote(column.name))\(descending ? " DESC" : ""), id"
-        } else {
-            sql += " ORDER BY id"
-        }
+        let sql = try table.querySQL(columns: nil, where: condition, orderBy: orderBy, descending: descending)
         let rows: [SQLiteRow]
         let query = sql
         do {
@@ -254,20 +313,30 @@ public final class Store {
         let table = try table(for: M.self)
         guard let id = model.persistentID else { throw .notStored(model: M._$schema.name) }
         let sql = "DELETE FROM \(table.quotedName) WHERE id = ?"
+        let tracker = self.tracker
+        let tableName = table.name
+        let changes: _ChangeSet
         do {
-            try writer.sync { connection in try connection.execute(sql, [.integer(id)]) }
+            changes = try writer.sync { connection in
+                let (_, range) = try tracker.write(connection) { try connection.execute(sql, [.integer(id)]) }
+                let local = Self.localChanges(range, [(tableName, id, StoreChange.Kind.delete)])
+                return try tracker.catchUp(connection, local: range, localChanges: local)
+            }
         } catch {
             throw StoreError.wrap(error)
         }
-        detach(model, id: id, table: table, deleted: true)
+        markDeleted(model, key: _RowKey(table: table.name, id: id), table: table)
+        pruneLogIfDue()
+        apply(changes)
     }
 
     // MARK: Write-through
 
-    private func attach<M: PersistentModel>(_ model: M, id: Int64, table: _Table) {
+    func attach<M: PersistentModel>(_ model: M, id: Int64, table: _Table) {
         model._$registrar.rowID.store(id, ordering: .relaxed)
         let key = _RowKey(table: table.name, id: id)
         let object = ObjectIdentifier(model)
+        if !state.deletedObservers.isEmpty { state.deletedObservers.removeValue(forKey: object)?.dispose() }
         let weakModel = _WeakObject(model)
         let box = self.box
         // One observer of every property, straight on the model's registrar (cheaper than a
@@ -281,19 +350,37 @@ public final class Store {
         state.identity[key] = _IdentityEntry(model: model, subscription: subscription)
     }
 
-    private func detach<M: PersistentModel>(_ model: M, id: Int64, table: _Table, deleted: Bool) {
-        let key = _RowKey(table: table.name, id: id)
+    /// The row of `model` is gone (deleted here or elsewhere): write-through stops, the model
+    /// forgets its id (`persistentID` is nil; `deletion(of:)` fires), and any change to a
+    /// persisted property from now on is reported on `errors` as `StoreError.deleted`, as are
+    /// changes still pending (never resurrected).
+    func markDeleted(_ model: any Model, key: _RowKey, table: _Table) {
+        let object = ObjectIdentifier(model)
         state.identity[key]?.subscription.dispose()
         state.identity[key] = nil
-        state.dirty[ObjectIdentifier(model)] = nil
-        model._$registrar.rowID.store(0, ordering: .relaxed)
-        if deleted { state.deletedKeys.insert(key) }
+        if state.dirty.removeValue(forKey: object) != nil {
+            errorSubject.sendNext(.deleted(model: table.definition.modelName, id: key.id))
+        }
+        model._$registrar.rowID.store(-key.id, ordering: .relaxed)
+        let box = self.box
+        let modelName = table.definition.modelName
+        state.deletedObservers[object]?.dispose()
+        state.deletedObservers[object] = model._$registrar.addObserver(index: nil, _SlotObserver(
+            onChange: { index, _ in
+                guard table.persistsProperty(index), let store = box.store else { return }
+                store.errorSubject.sendNext(.deleted(model: modelName, id: key.id))
+            },
+            onEnd: { box.store?.state.deletedObservers[object] = nil }
+        ))
     }
 
     /// A stored model changed (on the model's thread): remember which column, and make sure a
     /// commit is scheduled for the end of this turn.
     fileprivate func changed(object: ObjectIdentifier, key: _RowKey, column: Int, model: _WeakObject, table: _Table) {
         guard table.persistsProperty(column) else { return }
+        if !state.suppressed.isEmpty, state.suppressed.remove(_Suppressed(object: object, column: column)) != nil {
+            return   // a value reloaded from the database: not a change to write back
+        }
         if state.dirty[object] == nil {
             guard let live = model.object else { return }
             state.dirty[object] = _DirtyRow(key: key, table: table, model: live, columns: [])
@@ -335,36 +422,53 @@ public final class Store {
     private func commitPending(synchronously: Bool) throws(StoreError) {
         let batch = takeBatch()
         guard !batch.updates.isEmpty else {
+            finish(batch)
             if synchronously { writer.sync { _ in } }   // wait for commits already under way
             return
         }
-        let work: @Sendable (Connection) throws -> Void = { connection in
-            try connection.inTransaction {
+        let tracker = self.tracker
+        let work: @Sendable (Connection) throws -> _ChangeSet = { connection in
+            let (_, range) = try tracker.write(connection) {
                 for update in batch.updates {
                     try connection.execute(update.sql, update.arguments)
                 }
             }
+            let local = Self.localChanges(range, batch.updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) })
+            return try tracker.catchUp(connection, local: range, localChanges: local)
         }
         if synchronously {
+            let changes: _ChangeSet
             do {
-                try writer.sync(work)
+                changes = try writer.sync(work)
             } catch {
                 let storeError = StoreError.wrap(error)
+                finish(batch)
                 restore(batch)
                 errorSubject.sendNext(storeError)
                 throw storeError
             }
+            finish(batch)
+            state.retryDelay = nil
+            pruneLogIfDue()
+            apply(changes)
         } else {
             let box = self.box
             let scheduler = self.scheduler
             writer.async { connection in
                 do {
-                    try work(connection)
-                    scheduler.schedule { box.store?.state.retryDelay = nil }
+                    let changes = try work(connection)
+                    scheduler.schedule {
+                        guard let store = box.store else { return }
+                        store.finish(batch)
+                        store.state.retryDelay = nil
+                        store.apply(changes)
+                    }
+                    tracker.pruneIfDue(connection)
                 } catch {
                     let storeError = StoreError.wrap(error)
                     scheduler.schedule {
                         guard let store = box.store else { return }
+                        store.finish(batch)
                         store.restore(batch)
                         store.errorSubject.sendNext(storeError)
                         store.scheduleRetry()
@@ -380,7 +484,8 @@ public final class Store {
         scheduleCommit(after: delay)
     }
 
-    /// Takes the pending changes, reading each changed column's current value.
+    /// Takes the pending changes, reading each changed column's current value. Until the batch
+    /// is finished, its columns are "in flight": a reload does not overwrite them.
     private func takeBatch() -> _Batch {
         var updates: [_Update] = []
         var taken: [(ObjectIdentifier, _DirtyRow)] = []
@@ -388,10 +493,6 @@ public final class Store {
             guard let row = state.dirty[object] else { continue }
             taken.append((object, row))
             let model = row.model
-            if state.deletedKeys.contains(row.key) {
-                errorSubject.sendNext(.deleted(model: row.table.definition.modelName, id: row.key.id))
-                continue
-            }
             let columns = row.columns.sorted()
             var arguments: [SQLiteValue] = []
             arguments.reserveCapacity(columns.count + 1)
@@ -405,19 +506,34 @@ public final class Store {
                     errorSubject.sendNext(StoreError.wrap(error))
                 }
             }
+            for index in columns { state.inFlight[object, default: [:]][index, default: 0] += 1 }
             guard !names.isEmpty else { continue }
             arguments.append(.integer(row.key.id))
-            updates.append(_Update(sql: row.table.updateSQL(columns: names), arguments: arguments))
+            updates.append(_Update(key: row.key, sql: row.table.updateSQL(columns: names), arguments: arguments))
         }
         state.dirty = [:]
         state.dirtyOrder = []
         return _Batch(updates: updates, rows: taken.map { _TakenRow(object: $0.0, row: $0.1) })
     }
 
+    /// The batch's commit is over (done or failed): its columns are no longer in flight.
+    private func finish(_ batch: _Batch) {
+        for taken in batch.rows {
+            guard var counts = state.inFlight[taken.object] else { continue }
+            for column in taken.row.columns {
+                let left = (counts[column] ?? 1) - 1
+                counts[column] = left > 0 ? left : nil
+            }
+            state.inFlight[taken.object] = counts.isEmpty ? nil : counts
+        }
+    }
+
     /// Puts the rows of a failed batch back among the pending changes (newer changes to the
     /// same rows merge with them: the values are read again at the next commit).
     private func restore(_ batch: _Batch) {
         for taken in batch.rows.reversed() {
+            // A row deleted meanwhile stays deleted.
+            guard state.identity[taken.row.key] != nil else { continue }
             if var existing = state.dirty[taken.object] {
                 existing.columns.formUnion(taken.row.columns)
                 state.dirty[taken.object] = existing
@@ -441,12 +557,24 @@ public final class Store {
 /// Everything the store keeps on the model's thread.
 final class _StoreState {
     var tables: [ObjectIdentifier: _Table] = [:]
+    var tablesByName: [String: _Table] = [:]
     var identity: [_RowKey: _IdentityEntry] = [:]
     var dirty: [ObjectIdentifier: _DirtyRow] = [:]
     var dirtyOrder: [ObjectIdentifier] = []
-    var deletedKeys: Set<_RowKey> = []
+    /// Columns of rows whose commit is under way (column -> number of batches carrying it).
+    var inFlight: [ObjectIdentifier: [Int: Int]] = [:]
+    /// Columns being set from the database: their next change notification is not written back.
+    var suppressed: Set<_Suppressed> = []
+    var liveQueries: [Int: any _AnyLiveQuery] = [:]
+    /// Models whose row was deleted (and not inserted again): the observer reporting changes.
+    var deletedObservers: [ObjectIdentifier: any Disposable] = [:]
     var commitScheduled = false
     var retryDelay: Duration?
+}
+
+struct _Suppressed: Hashable {
+    let object: ObjectIdentifier
+    let column: Int
 }
 
 /// A weak reference to the store, for closures that run on the store's scheduler.
@@ -494,6 +622,7 @@ struct _TakenRow {
 
 /// One UPDATE of one row: its SQL and arguments (the changed columns' values, then the id).
 struct _Update: Sendable {
+    let key: _RowKey
     let sql: String
     let arguments: [SQLiteValue]
 }
@@ -519,28 +648,49 @@ final class _Table: @unchecked Sendable {
     // Immutable after init; used on the model's thread.
     let definition: TableDefinition
     let properties: [_PropertyAccess]
+    let propertyNames: [String]
     let name: String
     let quotedName: String
     let insertSQL: String
     let selectSQL: String
+    let selectByIDSQL: String
     private let columnByProperty: [Int: ColumnDefinition]
     private let updateSQLCache = _Locked<[[String]: String]>([:])
 
-    init(definition: TableDefinition, properties: [_PropertyAccess]) {
+    init(definition: TableDefinition, properties: [_PropertyAccess], propertyNames: [String]) {
         self.definition = definition
         self.properties = properties
+        self.propertyNames = propertyNames
         self.name = definition.tableName
         self.quotedName = _quote(definition.tableName)
         let columns = definition.columns.map { _quote($0.name) }
         let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
         self.insertSQL = "INSERT INTO \(quotedName) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
         self.selectSQL = "SELECT id\(columns.isEmpty ? "" : ", ")\(columns.joined(separator: ", ")) FROM \(quotedName)"
+        self.selectByIDSQL = selectSQL + " WHERE id = ?"
         var byProperty: [Int: ColumnDefinition] = [:]
         for column in definition.columns { byProperty[column.propertyIndex] = column }
         self.columnByProperty = byProperty
     }
 
     func persistsProperty(_ index: Int) -> Bool { columnByProperty[index] != nil }
+
+    /// `SELECT` of the given columns (every column when nil) of the rows matching `condition`,
+    /// ordered by property `orderBy` (then by id), or by id.
+    func querySQL(columns: String?, where condition: String?, orderBy: Int?, descending: Bool) throws(StoreError) -> String {
+        var sql = columns.map { "SELECT \($0) FROM \(quotedName)" } ?? selectSQL
+        if let condition { sql += " WHERE \(condition)" }
+        if let orderBy {
+            guard let column = column(forProperty: orderBy) else {
+                let name = orderBy < propertyNames.count ? propertyNames[orderBy] : "#\(orderBy)"
+                throw .mapping(.unsupportedType(model: definition.modelName, property: name, type: "(not persisted)"))
+            }
+            sql += " ORDER BY \(_quote(column.name))\(descending ? " DESC" : ""), id"
+        } else {
+            sql += " ORDER BY id"
+        }
+        return sql
+    }
 
     func column(forProperty index: Int) -> ColumnDefinition? { columnByProperty[index] }
 

@@ -1,6 +1,6 @@
 /// What went wrong in a `Store`: each case carries the underlying error, which names the SQL,
 /// the table and column, or the model and property.
-public enum StoreError: Error, Sendable, CustomStringConvertible {
+public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// SQLite refused an operation (constraint, busy, read-only, full, not a database...).
     case sqlite(SQLiteError)
     /// A model type cannot be mapped to its table (or its table cannot be updated).

@@ -1,0 +1,403 @@
+import Foundation
+
+// Changes committed to the database, whoever committed them, reaching the live models, the live
+// queries and the `committedChanges` feed (docs/PERSISTENCE.md, "Changes made elsewhere").
+
+extension Store {
+    // MARK: Noticing changes
+
+    /// Looks for changes committed by other connections and processes now, and applies them
+    /// before returning: live models are updated, live queries send new results, and
+    /// `committedChanges` reports them. Call it on the store's thread.
+    ///
+    /// A store that watches for external changes (the default) does this by itself shortly after
+    /// each commit elsewhere; `refresh()` is for stores opened with
+    /// `watchesExternalChanges: false`, and for code that must see a change it knows was just
+    /// committed elsewhere.
+    ///
+    /// ```swift
+    /// try otherConnection.execute("UPDATE Invoice SET quantity = 9 WHERE id = ?", [id])
+    /// try store.refresh()
+    /// invoice.quantity   // 9
+    /// ```
+    public func refresh() throws(StoreError) {
+        let tracker = self.tracker
+        let changes: _ChangeSet
+        do {
+            changes = try writer.sync { connection in try tracker.catchUp(connection) }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        apply(changes)
+    }
+
+    /// Starts the watcher thread, which calls `requestCatchUp` each time it may have seen a
+    /// commit.
+    func startWatching() {
+        let request = catchUpRequest()
+        watcher = _ChangeWatcher(path: path, fallbackInterval: .seconds(1), pollInterval: .milliseconds(20)) {
+            request()
+        }
+    }
+
+    /// A closure, callable from any thread, that reads the change log on the writer queue and
+    /// hands what it found to the store's scheduler. The watcher thread calls it and waits
+    /// (`sync`: the look runs on the watcher's own thread when the queue is idle, which saves a
+    /// thread hop).
+    func catchUpRequest() -> @Sendable () -> Void {
+        let writer = self.writer
+        let tracker = self.tracker
+        let box = self.box
+        let scheduler = self.scheduler
+        return {
+            let changes: _ChangeSet
+            do {
+                changes = try writer.sync { connection in try tracker.catchUp(connection) }
+            } catch {
+                scheduler.schedule { box.store?.errorSubject.sendNext(StoreError.wrap(error)) }
+                return
+            }
+            guard !changes.isEmpty else { return }
+            scheduler.schedule { box.store?.apply(changes) }
+        }
+    }
+
+    // MARK: Applying changes (the model's thread)
+
+    /// Applies what a look at the change log found: reloads live models changed elsewhere,
+    /// marks deleted ones, reports every change on `committedChanges`, and updates the live
+    /// queries.
+    func apply(_ set: _ChangeSet) {
+        guard !set.isEmpty else { return }
+        if set.resync {
+            reloadAllLiveModels()
+        } else if !set.externalKeys.isEmpty {
+            reload(set)
+        }
+        if changeSubject.subscriberCount > 0 {
+            for change in set.changes { changeSubject.sendNext(change) }
+        }
+        updateLiveQueries(set)
+    }
+
+    /// Updates the live models of rows changed elsewhere, all in one model transaction (so
+    /// computed properties see every field of a row at once), and marks deleted rows.
+    private func reload(_ set: _ChangeSet) {
+        var updates: [(model: any Model, table: _Table, values: [SQLiteValue])] = []
+        var deletions: [(model: any Model, key: _RowKey, table: _Table)] = []
+        for key in set.externalKeys {
+            guard let model = state.identity[key]?.model as? any Model,
+                  let table = state.tablesByName[key.table] else { continue }
+            if set.deletedKeys.contains(key) {
+                // Deleted (and perhaps a new row inserted under the same id: a different row).
+                deletions.append((model, key, table))
+            } else if let values = set.rows[key] {
+                updates.append((model, table, values))
+            } else {
+                deletions.append((model, key, table))   // gone by the time it was read
+            }
+        }
+        if !updates.isEmpty {
+            transaction {
+                for update in updates { reloadRow(update.model, table: update.table, values: update.values) }
+            }
+            state.suppressed = []
+        }
+        for deletion in deletions { markDeleted(deletion.model, key: deletion.key, table: deletion.table) }
+    }
+
+    /// Sets the model's properties whose column holds a different value, except those with a
+    /// local change not yet committed (pending or in flight): the local change wins, and is
+    /// written after (see docs/PERSISTENCE.md, "Conflicts"). The sets are not written back.
+    private func reloadRow(_ model: any Model, table: _Table, values: [SQLiteValue]) {
+        let object = ObjectIdentifier(model)
+        let dirty = state.dirty[object]?.columns
+        let inFlight = state.inFlight[object]
+        for (column, value) in zip(table.definition.columns, values) {
+            let index = column.propertyIndex
+            if dirty?.contains(index) == true || inFlight?[index] != nil { continue }
+            let property = table.properties[index]
+            if let current = try? column.encode(property.get(model)), current == value { continue }
+            do {
+                let decoded = try column.decode(value, table: table.name)
+                state.suppressed.insert(_Suppressed(object: object, column: index))
+                property.set(model, decoded)
+            } catch {
+                // A value of the wrong type, written by another program: the model keeps its
+                // value, and the error says which row and column.
+                errorSubject.sendNext(StoreError.wrap(error))
+            }
+        }
+    }
+
+    /// Reloads every live model (after the log was pruned past what this store had read).
+    private func reloadAllLiveModels() {
+        var keysByTable: [String: [_RowKey]] = [:]
+        for (key, entry) in state.identity where entry.model != nil {
+            keysByTable[key.table, default: []].append(key)
+        }
+        var set = _ChangeSet()
+        for (name, keys) in keysByTable {
+            guard let table = state.tablesByName[name] else { continue }
+            let sql = table.selectByIDSQL
+            let ids = keys.map(\.id)
+            let rows: [Int64: [SQLiteValue]]
+            do {
+                rows = try writer.sync { connection in
+                    var rows: [Int64: [SQLiteValue]] = [:]
+                    for id in ids {
+                        if let row = try connection.rows(sql, [.integer(id)]).first {
+                            rows[id] = Array(row.values.dropFirst())
+                        }
+                    }
+                    return rows
+                }
+            } catch {
+                errorSubject.sendNext(StoreError.wrap(error))
+                continue
+            }
+            for key in keys {
+                set.externalKeys.append(key)
+                if let values = rows[key.id] { set.rows[key] = values }
+            }
+        }
+        reload(set)
+    }
+
+    private func updateLiveQueries(_ set: _ChangeSet) {
+        guard !state.liveQueries.isEmpty else { return }
+        for (id, result) in set.queryResults {
+            guard let query = state.liveQueries[id] else { continue }
+            switch result {
+            case .success(let ids):
+                query.update(ids: ids, changes: set.changes, resync: set.resync, store: self)
+            case .failure(let error):
+                query.fail(.sqlite(error))
+                stopLiveQuery(id)
+            }
+        }
+    }
+
+    // MARK: Live queries
+
+    /// A live query: the models whose rows match `condition`, ordered by `orderBy`, now and
+    /// after every committed change that affects them — made here, by another connection, or by
+    /// another process.
+    ///
+    /// Subscribe on the store's thread. The signal sends the current result at once, then a
+    /// new result (the same identity-mapped objects, with any new ones) when a committed change
+    /// inserts, deletes or updates a row of a table the query reads and the result's rows or
+    /// their order changed, or a row in the result was updated. Many commits noticed at once
+    /// give one new result. A change elsewhere to a row in the result also updates that
+    /// model in place, so per-key-path observers fire as well. It fails if the SQL is invalid,
+    /// and completes when the store is freed.
+    ///
+    /// ```swift
+    /// let open = store.observe(Invoice.self, where: "paid = 0", orderBy: \.customer)
+    /// open.subscribe(next: { invoices in render(invoices) })
+    /// ```
+    public func observe<M: PersistentModel, V>(
+        _ type: M.Type,
+        where condition: String? = nil,
+        _ arguments: [SQLiteValue] = [],
+        orderBy: KeyPath<M, V> & Sendable,
+        descending: Bool = false
+    ) -> Signal<[M], StoreError> {
+        guard let index = M._$schema.index(of: orderBy) else {
+            return Signal(error: .mapping(.unsupportedType(
+                model: M._$schema.name, property: "\(orderBy)", type: "(not a persisted property)")))
+        }
+        return _observe(type, where: condition, arguments, orderBy: index, descending: descending)
+    }
+
+    /// A live query ordered by id (see `observe(_:where:_:orderBy:descending:)`).
+    ///
+    /// ```swift
+    /// store.observe(Invoice.self).subscribe(next: { print($0.count, "invoices") })
+    /// ```
+    public func observe<M: PersistentModel>(
+        _ type: M.Type,
+        where condition: String? = nil,
+        _ arguments: [SQLiteValue] = []
+    ) -> Signal<[M], StoreError> {
+        _observe(type, where: condition, arguments, orderBy: nil, descending: false)
+    }
+
+    private func _observe<M: PersistentModel>(
+        _ type: M.Type,
+        where condition: String?,
+        _ arguments: [SQLiteValue],
+        orderBy: Int?,
+        descending: Bool
+    ) -> Signal<[M], StoreError> {
+        let box = self.box
+        return Signal { observer in
+            guard let store = box.store else {
+                observer.sendCompleted()
+                return nil
+            }
+            return store.startLiveQuery(type, where: condition, arguments, orderBy: orderBy, descending: descending, observer: observer)
+        }
+    }
+
+    private func startLiveQuery<M: PersistentModel>(
+        _ type: M.Type,
+        where condition: String?,
+        _ arguments: [SQLiteValue],
+        orderBy: Int?,
+        descending: Bool,
+        observer: Observer<[M], StoreError>
+    ) -> (any Disposable)? {
+        let id: Int
+        let models: [M]
+        do {
+            let table = try table(for: type)
+            let sql = try table.querySQL(columns: "id", where: condition, orderBy: orderBy, descending: descending)
+            let tracker = self.tracker
+            // Registered before the first result is read, so that no commit falls in between.
+            id = try writer.sync { connection in try tracker.addQuery(idSQL: sql, arguments: arguments, in: connection) }
+            do {
+                models = try _fetch(type, where: condition, arguments, orderBy: orderBy, descending: descending)
+            } catch {
+                tracker.removeQuery(id)
+                throw error
+            }
+        } catch {
+            observer.sendError(StoreError.wrap(error))
+            return nil
+        }
+        let query = _LiveQuery<M>(id: id, observer: observer, models: models)
+        state.liveQueries[id] = query
+        observer.sendNext(models)
+        let box = self.box
+        let scheduler = self.scheduler
+        return ActionDisposable {
+            // Disposal may come from any thread: the store's bookkeeping is done on its own.
+            scheduler.schedule { box.store?.stopLiveQuery(id) }
+        }
+    }
+
+    func stopLiveQuery(_ id: Int) {
+        tracker.removeQuery(id)
+        state.liveQueries[id] = nil
+    }
+
+    /// The live models of `ids`, in that order, loading those not in memory (one query per
+    /// 500 of them).
+    func models<M: PersistentModel>(_ type: M.Type, ids: [Int64]) throws(StoreError) -> [M] {
+        let table = try table(for: type)
+        var result: [M?] = ids.map { state.identity[_RowKey(table: table.name, id: $0)]?.model as? M }
+        let missing = ids.indices.filter { result[$0] == nil }
+        var start = 0
+        while start < missing.count {
+            let chunk = missing[start..<min(start + 500, missing.count)]
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+            // The identity map holds models weakly: keep the new ones until they are returned.
+            let loaded = try _fetch(type, where: "id IN (\(placeholders))", chunk.map { .integer(ids[$0]) }, orderBy: nil, descending: false)
+            var byID: [Int64: M] = [:]
+            for model in loaded { if let id = model.persistentID { byID[id] = model } }
+            for index in chunk { result[index] = byID[ids[index]] }
+            start += 500
+        }
+        return result.compactMap { $0 }   // a row deleted meanwhile is left out
+    }
+
+    // MARK: Deletion
+
+    /// Sends once, then completes, when `model`'s row is deleted — by this store or elsewhere
+    /// (another connection, another process). From then on the model is no longer written
+    /// through: its `persistentID` is nil, and a change to it is reported on `errors` as
+    /// `StoreError.deleted` (the row is never silently brought back). Sends at once if the row
+    /// is already deleted; completes without sending when the model is freed or the store is.
+    ///
+    /// ```swift
+    /// store.deletion(of: invoice).subscribe(next: { showGone(invoice) })
+    /// ```
+    public func deletion<M: PersistentModel>(of model: M) -> Signal<Void, Never> {
+        let rowID = model._$registrar.rowID.load(ordering: .relaxed)
+        if rowID < 0 { return .just(()) }
+        guard rowID > 0 else { return .empty }
+        let table = M._$schema.name
+        return committedChanges
+            .filter { $0.kind == .delete && $0.rowID == rowID && $0.table == table }
+            .map { _ in () }
+            .take(1)
+            .take(until: lifetime(of: model))
+    }
+}
+
+/// A live query, as the store keeps it (on its thread).
+protocol _AnyLiveQuery: AnyObject {
+    func update(ids: [Int64], changes: [StoreChange], resync: Bool, store: Store)
+    func fail(_ error: StoreError)
+    func end()
+}
+
+final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
+    let id: Int
+    let observer: Observer<[M], StoreError>
+    /// The current result, kept alive while the query is subscribed (the identity map holds
+    /// models weakly), with its ids in order and by id.
+    private var ids: [Int64]
+    private var byID: [Int64: M]
+    private var current: [M]
+
+    init(id: Int, observer: Observer<[M], StoreError>, models: [M]) {
+        self.id = id
+        self.observer = observer
+        var ids: [Int64] = []
+        var byID: [Int64: M] = [:]
+        ids.reserveCapacity(models.count)
+        byID.reserveCapacity(models.count)
+        for model in models {
+            guard let id = model.persistentID else { continue }
+            ids.append(id)
+            byID[id] = model
+        }
+        self.ids = ids
+        self.byID = byID
+        self.current = models
+    }
+
+    func update(ids newIDs: [Int64], changes: [StoreChange], resync: Bool, store: Store) {
+        let table = M._$schema.name
+        var affected = resync || newIDs != ids
+        if !affected {
+            affected = changes.contains { $0.table == table && byID[$0.rowID] != nil }
+        }
+        guard affected else { return }
+        if newIDs == ids, !resync {
+            // The same rows in the same order (one of them was updated): the same objects.
+            observer.sendNext(current)
+            return
+        }
+        do {
+            // The rows already in the result are reused; only the others are looked up (and
+            // loaded if they are not in memory).
+            var next: [Int64: M] = [:]
+            next.reserveCapacity(newIDs.count)
+            var missing: [Int64] = []
+            for id in newIDs {
+                // A row deleted and inserted again under the same id is a new object.
+                if let model = byID[id], model.persistentID == id { next[id] = model } else { missing.append(id) }
+            }
+            if !missing.isEmpty {
+                for model in try store.models(M.self, ids: missing) {
+                    if let id = model.persistentID { next[id] = model }
+                }
+            }
+            let models = newIDs.compactMap { next[$0] }   // a row deleted meanwhile is left out
+            ids = models.compactMap(\.persistentID)
+            byID = next
+            current = models
+            observer.sendNext(models)
+        } catch {
+            fail(error)
+            store.stopLiveQuery(id)
+        }
+    }
+
+    func fail(_ error: StoreError) { observer.sendError(error) }
+
+    func end() { observer.sendCompleted() }
+}
