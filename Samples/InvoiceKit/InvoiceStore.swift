@@ -1,30 +1,20 @@
 import TetherSQLite
 
 // What the app asks of its store: the list of invoices as a signal, adding, deleting, and the
-// example invoices of a new database. All of it runs on the store's thread (the main thread
-// in the app).
+// example invoices of a new database. Call them on the store's thread (the main thread in the
+// app), like the store itself.
 
 /// The invoices of `store`, ordered by number, as live models: the current list when
-/// subscribed, then the new list after each change.
+/// subscribed, then a new list after every committed change that affects it, made here or by
+/// another process (another copy of the app on the same file). It is the store's live query.
 ///
 /// ```swift
 /// invoiceList(store).subscribe(next: { invoices in list.setItems(invoices) })
 /// ```
 ///
-/// Subscribe on the main thread (the store's thread).
-@MainActor
+/// Subscribe on the store's thread (the main thread in the app); the lists arrive there.
 public func invoiceList(_ store: Store) -> Signal<[Invoice], StoreError> {
-    // TEMPORARY, until the store's live query lands (`store.observe`, being written on main):
-    // this re-runs `store.fetch` after this process's own `addInvoice`/`deleteInvoice`, and
-    // sees nothing another process does. It becomes:
-    //
-    //     store.observe(Invoice.self, orderBy: \.number)
-    //
-    // and `_LocalInvoiceChanges` goes away.
-    let source = _FetchedInvoices(store: store)
-    return Signal { observer in
-        MainActor.assumeIsolated { source.start(observer) }
-    }
+    store.observe(Invoice.self, orderBy: \.number)
 }
 
 /// Adds a blank invoice with the next free number (one more than the largest) and returns it.
@@ -33,14 +23,12 @@ public func invoiceList(_ store: Store) -> Signal<[Invoice], StoreError> {
 /// let invoice = try addInvoice(to: store)
 /// invoice.customer = "Ada"                 // written through
 /// ```
-@MainActor
 @discardableResult
 public func addInvoice(to store: Store) throws(StoreError) -> Invoice {
     let last = try store.fetch(Invoice.self, orderBy: \.number, descending: true).first?.number ?? 0
     let invoice = Invoice()
     invoice.number = last + 1
     try store.insert(invoice)
-    _LocalInvoiceChanges.changed()   // TEMPORARY (see invoiceList)
     return invoice
 }
 
@@ -49,10 +37,8 @@ public func addInvoice(to store: Store) throws(StoreError) -> Invoice {
 /// ```swift
 /// try deleteInvoice(invoice, from: store)
 /// ```
-@MainActor
 public func deleteInvoice(_ invoice: Invoice, from store: Store) throws(StoreError) {
     try store.delete(invoice)
-    _LocalInvoiceChanges.changed()   // TEMPORARY (see invoiceList)
 }
 
 /// Fills a new database with a few example invoices (one for a Chinese customer), so that a
@@ -65,7 +51,6 @@ public func deleteInvoice(_ invoice: Invoice, from store: Store) throws(StoreErr
 /// let store = try Store(path: path)
 /// try seedIfNew(store)
 /// ```
-@MainActor
 @discardableResult
 public func seedIfNew(_ store: Store) throws(StoreError) -> Bool {
     let exists: Bool
@@ -79,7 +64,6 @@ public func seedIfNew(_ store: Store) throws(StoreError) -> Bool {
     guard !exists else { return false }
     let examples = exampleInvoices()
     try store.insert(contentsOf: examples)
-    _LocalInvoiceChanges.changed()   // TEMPORARY (see invoiceList)
     return true
 }
 
@@ -108,40 +92,4 @@ public func exampleInvoices() -> [Invoice] {
         invoice(2, "张伟 (Zhang Wei)", "办公用品：打印纸 20 箱", quantity: 20, unitPrice: 32.5, discount: nil, tax: 13),
         invoice(3, "Grace Hopper", "Compiler consulting, 3 days", quantity: 3, unitPrice: 800, discount: 5, tax: 0),
     ]
-}
-
-// MARK: - TEMPORARY: the list before the store's live query
-
-/// This process's own additions and deletions, so that `invoiceList` can fetch again.
-/// TEMPORARY (see `invoiceList`).
-enum _LocalInvoiceChanges {
-    static let subject = Subject<Void, Never>()
-
-    static func changed() { subject.sendNext(()) }
-}
-
-/// One subscription's source for `invoiceList`: fetches now, and again after each local change.
-/// TEMPORARY (see `invoiceList`). A main-actor class, so the signal's closures can carry it.
-@MainActor
-final class _FetchedInvoices {
-    private let store: Store
-
-    init(store: Store) {
-        self.store = store
-    }
-
-    func start(_ observer: Observer<[Invoice], StoreError>) -> any Disposable {
-        send(to: observer)
-        return _LocalInvoiceChanges.subject.signal.subscribe(next: { [self] in
-            MainActor.assumeIsolated { send(to: observer) }
-        })
-    }
-
-    private func send(to observer: Observer<[Invoice], StoreError>) {
-        do {
-            observer.sendNext(try store.fetch(Invoice.self, orderBy: \.number))
-        } catch {
-            observer.sendError(error)
-        }
-    }
 }
