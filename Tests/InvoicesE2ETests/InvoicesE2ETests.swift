@@ -169,6 +169,39 @@ struct InvoicesE2ETests {
         #expect(words.isDisjoint(with: ["-icanon", "-echo", "-isig", "-icrnl", "-opost"]), "\(words.sorted())")
     }
 
+    @Test func twoCopiesOnOneFileSeeEachOthersEdits() throws {
+        let first = try TmuxPane()
+        defer { first.close() }
+        let second = try TmuxPane(database: first.database)
+        defer { second.close() }
+        try first.launch()
+        try second.launch()
+
+        // A number typed in the first copy: the second shows it, and its computed fields follow.
+        try first.keys("Tab", "Tab", "Tab", "BSpace")          // quantity: "2" -> ""
+        try first.type("7")
+        try second.waitFor("the first copy's quantity", showing: [
+            "Quantity   7", amount("Total", "9450.00"), listRow(1, "Ada Lovelace", "9450.00"),
+        ])
+        // Text (Chinese) typed in the second copy reaches the first.
+        try second.keys("Tab", "C-u")                           // customer, cleared
+        try second.type("王五")
+        try first.waitFor("the second copy's customer", showing: ["Customer   王五", listRow(1, "王五", columns: 4, "9450.00")])
+        // An invoice added in one copy appears in the other's list; deleted, it goes.
+        try first.keys("C-n")
+        try second.waitFor("the new invoice", showing: [listRow(4, "(no customer)", "0.00")])
+        try first.keys("C-d")
+        try first.type("y")
+        try second.waitFor("the invoice gone") { !$0.contains("#4   ") && $0.contains(listRow(3, "Grace Hopper", "2280.00")) }
+
+        try first.keys("C-c")
+        try second.keys("C-c")
+        try first.waitForPrompt()
+        try second.waitForPrompt()
+        #expect(try row(first.database, number: 1, "customer, quantity") == ["王五", 7])
+        #expect(try Connection(path: first.database).rows("SELECT number FROM Invoice ORDER BY number").map(\.values) == [[1], [2], [3]])
+    }
+
     /// `stty -a` for another terminal.
     private func stty(_ tty: String) throws -> String {
         try runCommand(["stty", "-a", "-F", tty]).output

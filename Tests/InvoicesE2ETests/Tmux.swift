@@ -13,16 +13,19 @@ final class TmuxPane {
     let socket: String
     /// A fresh directory for the test's database, removed with the pane.
     let directory: String
-    /// The database the app is started with.
-    var database: String { directory + "/invoices.sqlite" }
+    /// The database the app is started with: in `directory`, unless another pane's was given.
+    let database: String
     /// The server's process and socket file, for `close()`.
     private var server: (pid: Int32, socket: String)?
     private var isClosed = false
 
-    init() throws {
+    /// A new server with a shell; the app will use `database` (another pane's, for two copies
+    /// of the app on one file), or a fresh file.
+    init(database: String? = nil) throws {
         let number = Self.sessions.add(1, ordering: .relaxed).newValue
         socket = "tether-e2e-\(getpid())-\(number)"
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("tether-e2e-\(UUID().uuidString)").path
+        self.database = database ?? directory + "/invoices.sqlite"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try run(["new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e", "env PS1='\(Self.prompt) ' /bin/sh"], quiet: true)
         if let pid = Int32(try paneValue("#{pid}")) { server = (pid, try paneValue("#{socket_path}")) }
