@@ -38,6 +38,10 @@ let package = Package(
         .target(name: "TetherSQLite", dependencies: ["Tether", "CSQLite"]),
         .target(name: "TetherTerminal", dependencies: ["Tether"]),
         .executableTarget(name: "calculator", dependencies: ["Tether"], path: "Samples/Calculator"),
+        // The invoice form (the README's main command): the model, the app and its keys in a
+        // library, so unit tests can drive them; the executable only parses flags and runs it.
+        .target(name: "InvoiceKit", dependencies: ["TetherSQLite", "TetherTerminal"], path: "Samples/InvoiceKit"),
+        .executableTarget(name: "invoices", dependencies: ["InvoiceKit"], path: "Samples/Invoices"),
         .testTarget(name: "TetherSignalsTests", dependencies: ["TetherSignals"]),
         .testTarget(
             name: "TetherMacrosTests",
@@ -49,8 +53,12 @@ let package = Package(
         .testTarget(name: "TetherTests", dependencies: ["Tether"]),
         // A child process the persistence tests start, kill and watch.
         .executableTarget(name: "store-child", dependencies: ["TetherSQLite"], path: "Tests/StoreChild"),
-        .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite", "store-child"]),
+        // InvoiceKit: schema/003_invoice.sql is the sample's Invoice table, checked against it.
+        .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite", "store-child", "InvoiceKit"]),
         .testTarget(name: "TetherTerminalTests", dependencies: ["TetherTerminal"]),
+        .testTarget(name: "InvoiceKitTests", dependencies: ["InvoiceKit"]),
+        // Drives the real `invoices` binary in tmux (a private tmux server per test).
+        .testTarget(name: "InvoicesE2ETests", dependencies: ["invoices", "TetherSQLite"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,72 @@
+// `swift run invoices`: the invoice form in the terminal, kept in an SQLite file.
+//
+//   invoices [--database PATH]     (default: $XDG_DATA_HOME/tether/invoices.sqlite,
+//                                   else ~/.local/share/tether/invoices.sqlite)
+//
+// The models live on the main thread: the store is opened here, with its default scheduler
+// (MainScheduler), and `Terminal.run` runs everything on the main actor, which the main
+// thread serves (see the end of this file). The app itself is in
+// InvoiceKit (Samples/InvoiceKit), where the unit tests drive it.
+
+import Foundation
+import InvoiceKit
+import TetherSQLite
+import TetherTerminal
+
+func fail(_ message: String, status: Int32) -> Never {
+    FileHandle.standardError.write(Data("invoices: \(message)\n".utf8))
+    exit(status)
+}
+
+let options: InvoicesOptions
+switch InvoicesOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
+case .run(let parsed):
+    options = parsed
+case .help:
+    print(InvoicesOptions.usage)
+    exit(0)
+case .failure(let message):
+    fail("\(message)\n\n\(InvoicesOptions.usage)", status: 2)
+}
+
+let path = options.databasePath
+let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+do {
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+} catch {
+    fail("cannot create \(directory): \(error.localizedDescription)", status: 1)
+}
+
+let terminal = Terminal()
+guard isatty(terminal.input) == 1 else {
+    fail("standard input is not a terminal: run invoices in a terminal", status: 1)
+}
+
+let store: Store
+do {
+    store = try Store(path: path)
+    try seedIfNew(store)
+} catch {
+    fail("cannot open \(path): \(error)", status: 1)
+}
+
+let app = InvoiceApp(store: store, invoices: invoiceList(store), title: path) {
+    terminal.setNeedsDisplay()
+}
+Task { @MainActor in
+    do {
+        try await terminal.run(render: { app.render($0) }, handle: { app.handle($0) })
+        try store.flush()
+    } catch {
+        fail("\(error)", status: 1)
+    }
+    exit(0)
+}
+
+// Serve the main queue (the main actor's executor, and the store's MainScheduler) on the main
+// thread, the thread that created the store and the models above. Not `await` at the top
+// level, nor `dispatchMain()`: on Linux both end the main thread and serve the main queue from
+// another thread, which does not own the models (every binding would refuse their edits).
+while true {
+    _ = RunLoop.main.run(mode: .default, before: .distantFuture)
+}

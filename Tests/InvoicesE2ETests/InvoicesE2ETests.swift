@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+import TetherSQLite
+
+/// The real `invoices` binary, driven in tmux: keys in with `send-keys`, the screen out with
+/// `capture-pane`, the database read with a `Connection` of the test's own. Each test has its
+/// own tmux server and database, and kills the server at its end.
+@Suite("invoices in tmux (end to end)", .serialized)
+struct InvoicesE2ETests {
+    /// A computed field's row as shown: the label in the form's 10 columns, a space, the
+    /// amount right-aligned in 14 columns.
+    private func amount(_ label: String, _ value: String) -> String {
+        label + String(repeating: " ", count: 11 - label.count) + String(repeating: " ", count: 14 - value.count) + value
+    }
+
+    /// A list row as shown: number (5 columns), customer (22 columns: ASCII here, or two
+    /// columns per Chinese character), total right-aligned in 12 columns.
+    private func listRow(_ number: Int, _ customer: String, columns: Int? = nil, _ total: String) -> String {
+        let tag = "#\(number)"
+        return tag + String(repeating: " ", count: 5 - tag.count) + customer
+            + String(repeating: " ", count: 22 - (columns ?? customer.count)) + String(repeating: " ", count: 12 - total.count) + total
+    }
+
+    /// One row of the database, read by a separate connection.
+    private func row(_ database: String, number: Int, _ columns: String) throws -> [SQLiteValue] {
+        try Connection(path: database).rows("SELECT \(columns) FROM Invoice WHERE number = ?", [.integer(Int64(number))]).first?.values ?? []
+    }
+
+    /// Reads the database every 50 ms until `expected` is there, for at most 10 s (the app
+    /// commits at the end of the turn that made a change).
+    private func waitForRow(
+        _ database: String, number: Int, _ columns: String, _ expected: [SQLiteValue],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var found = try row(database, number: number, columns)
+        while found != expected, ContinuousClock.now < deadline {
+            usleep(50_000)
+            found = try row(database, number: number, columns)
+        }
+        #expect(found == expected, sourceLocation: sourceLocation)
+    }
+
+    @Test func typingUpdatesTheComputedFieldsOnScreen() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try pane.launch()
+        try pane.waitFor("the first invoice", showing: [
+            amount("Total", "2700.00"), listRow(2, "张伟 (Zhang Wei)", columns: 16, "734.50"), InvoiceHelp.text,
+        ])
+
+        try pane.keys("Tab", "Tab", "Tab", "BSpace")       // quantity: "2" -> ""
+        try pane.type("5")
+        try pane.waitFor("the amounts for 5 units, in the form and the list", showing: [
+            amount("Subtotal", "6250.00"), amount("Total", "6750.00"), listRow(1, "Ada Lovelace", "6750.00"),
+        ])
+
+        try pane.keys("Tab", "C-u")                         // unit price: cleared
+        try pane.type("2.5")
+        try pane.waitFor("the amounts for 5 x 2.5", showing: [
+            amount("Subtotal", "12.50"), amount("Discount", "1.25"), amount("Tax", "2.25"), amount("Total", "13.50"),
+        ])
+
+        // Esc reverts the field being edited, on screen and in the model.
+        try pane.keys("BTab", "BTab", "BTab")               // customer
+        try pane.type(" 和 Co")
+        try pane.waitFor("the new customer in the list") { $0.contains(listRow(1, "Ada Lovelace 和 Co", columns: 18, "13.50")) }
+        try pane.keys("Escape")
+        try pane.waitFor("the customer reverted") { $0.contains(listRow(1, "Ada Lovelace", "13.50")) }
+
+        try pane.keys("C-c")
+        try pane.waitForPrompt()
+        #expect(try row(pane.database, number: 1, "customer, quantity, unitPrice") == ["Ada Lovelace", 5, 2.5])
+    }
+
+    @Test func quitWithQOrCtrlCThenRelaunchAndEverythingIsThere() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try pane.launch()
+        try pane.keys("C-n")
+        try pane.waitFor("a new invoice") { $0.contains("Invoice #4") }
+        try pane.type("李四 & Co")
+        try pane.keys("Tab")
+        try pane.type("E2E 备注")
+        try pane.keys("Tab", "BSpace")
+        try pane.type("3")
+        try pane.keys("Tab", "C-u")
+        try pane.type("7.5")
+        try pane.keys("Tab")
+        try pane.type("10")
+        try pane.keys("Tab", "C-u")
+        try pane.type("20")
+        try pane.waitFor("the new invoice's total") { $0.contains(amount("Total", "24.30")) }
+        // q quits from the list (in a field it would be text).
+        try pane.keys("BTab", "BTab", "BTab", "BTab", "BTab", "BTab")
+        try pane.type("q")
+        try pane.waitForPrompt()
+
+        try pane.launch()
+        try pane.waitFor("the saved invoice in the list", showing: [listRow(4, "李四 & Co", columns: 9, "24.30")])
+        try pane.keys("End")
+        try pane.waitFor("the saved invoice in the form", showing: [
+            "Invoice #4", "Customer   李四 & Co", "Note       E2E 备注", "Quantity   3", "Unit price 7.5", "Discount % 10",
+            "Tax %      20", amount("Subtotal", "22.50"), amount("Total", "24.30"),
+        ])
+        // An edit, then Ctrl-C.
+        try pane.keys("Enter", "Tab", "Tab", "BSpace")      // the form, quantity
+        try pane.type("4")
+        try pane.waitFor("the new total") { $0.contains(amount("Total", "32.40")) }
+        try pane.keys("C-c")
+        try pane.waitForPrompt()
+
+        try pane.launch()
+        try pane.keys("End")
+        try pane.waitFor("the edit made before Ctrl-C", showing: ["Invoice #4", "Quantity   4", amount("Total", "32.40")])
+        try pane.keys("C-c")
+        try pane.waitForPrompt()
+        #expect(try row(pane.database, number: 4, "customer, note, quantity, unitPrice, discount, tax") == ["李四 & Co", "E2E 备注", 4, 7.5, 10.0, 20.0])
+    }
+
+    @Test func lettersInANumberFieldShowTheErrorAndDoNotReachTheDatabase() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try pane.launch()
+        try pane.keys("Tab", "Tab", "Tab")                  // quantity: "2"
+        try pane.type("4")
+        try pane.waitFor("the total for 24 units") { $0.contains(amount("Total", "32400.00")) }
+        try waitForRow(pane.database, number: 1, "quantity", [24])
+
+        try pane.type("x")
+        // The error beside the field; the total still from the last valid quantity.
+        try pane.waitFor("the inline error", showing: ["Quantity   24x            ! not a whole number", amount("Total", "32400.00")])
+
+        // A later, valid edit of another field is committed after the letters were typed: once
+        // it is in the database, the quantity could have been written too. It was not.
+        try pane.keys("Tab", "C-u")                         // unit price
+        try pane.type("1000")
+        // The typed text is kept (with its error) after leaving the field.
+        try pane.waitFor("the new price's total", showing: [amount("Total", "25920.00"), "Quantity   24x            ! not a whole number"])
+        try waitForRow(pane.database, number: 1, "unitPrice", [1000.0])
+        #expect(try row(pane.database, number: 1, "quantity") == [24])
+
+        try pane.keys("C-c")
+        try pane.waitForPrompt()
+        #expect(try row(pane.database, number: 1, "quantity, unitPrice") == [24, 1000.0])
+    }
+
+    @Test func afterSIGTERMTheTerminalIsRestored() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        let tty = try pane.paneValue("#{pane_tty}")
+        let shell = try #require(Int32(try pane.paneValue("#{pane_pid}")))
+        try pane.launch()
+        let app = try #require(childProcesses(of: shell, named: "invoices").first)
+
+        // While the app runs, its terminal is in raw mode (read from outside the pane).
+        let raw = sttyWords(try stty(tty))
+        #expect(raw.isSuperset(of: ["-icanon", "-echo", "-isig"]), "\(raw.sorted())")
+
+        kill(app, SIGTERM)
+        var screen = try pane.waitForPrompt()
+        #expect(!screen.contains("Invoice #"), "the alternate screen is gone")
+        #expect(childProcesses(of: shell, named: "invoices").isEmpty)
+
+        try pane.line("stty -a")
+        screen = try pane.waitFor("stty's settings") { $0.contains("icanon") && lastLine($0) == TmuxPane.prompt }
+        let words = sttyWords(screen)
+        #expect(words.isSuperset(of: ["icanon", "echo", "isig", "icrnl", "opost"]), "\(words.sorted())")
+        #expect(words.isDisjoint(with: ["-icanon", "-echo", "-isig", "-icrnl", "-opost"]), "\(words.sorted())")
+    }
+
+    @Test func twoCopiesOnOneFileSeeEachOthersEdits() throws {
+        let first = try TmuxPane()
+        defer { first.close() }
+        let second = try TmuxPane(database: first.database)
+        defer { second.close() }
+        try first.launch()
+        try second.launch()
+
+        // A number typed in the first copy: the second shows it, and its computed fields follow.
+        try first.keys("Tab", "Tab", "Tab", "BSpace")          // quantity: "2" -> ""
+        try first.type("7")
+        try second.waitFor("the first copy's quantity", showing: [
+            "Quantity   7", amount("Total", "9450.00"), listRow(1, "Ada Lovelace", "9450.00"),
+        ])
+        // Text (Chinese) typed in the second copy reaches the first.
+        try second.keys("Tab", "C-u")                           // customer, cleared
+        try second.type("王五")
+        try first.waitFor("the second copy's customer", showing: ["Customer   王五", listRow(1, "王五", columns: 4, "9450.00")])
+        // An invoice added in one copy appears in the other's list; deleted, it goes.
+        try first.keys("C-n")
+        try second.waitFor("the new invoice", showing: [listRow(4, "(no customer)", "0.00")])
+        try first.keys("C-d")
+        try first.type("y")
+        try second.waitFor("the invoice gone") { !$0.contains("#4   ") && $0.contains(listRow(3, "Grace Hopper", "2280.00")) }
+
+        try first.keys("C-c")
+        try second.keys("C-c")
+        try first.waitForPrompt()
+        try second.waitForPrompt()
+        #expect(try row(first.database, number: 1, "customer, quantity") == ["王五", 7])
+        #expect(try Connection(path: first.database).rows("SELECT number FROM Invoice ORDER BY number").map(\.values) == [[1], [2], [3]])
+    }
+
+    /// `stty -a` for another terminal.
+    private func stty(_ tty: String) throws -> String {
+        try runCommand(["stty", "-a", "-F", tty]).output
+    }
+}
+
+/// The help line the app shows (InvoiceApp.help; the E2E tests do not link InvoiceKit).
+enum InvoiceHelp {
+    static let text = "Tab/Shift-Tab/↑↓ move · Enter confirm · Esc revert · Ctrl-N new · Ctrl-D delete · Ctrl-C or q (in list) quit"
+}
