@@ -5,11 +5,22 @@ import Dispatch
 /// Work is always queued, even when scheduled from the main queue itself, so it never runs
 /// re-entrantly inside the caller.
 ///
-/// On Linux the main queue runs only while the main thread serves it: the program must call
-/// `dispatchMain()`, or run Foundation's `RunLoop.main`, or have an `async` `main` (the runtime
-/// then serves the main queue, which is also the main actor's executor). While the main thread
-/// is busy or blocked, work scheduled here waits; a command-line tool that never serves the
-/// main queue should use a `QueueScheduler` instead. `swift test` serves it.
+/// On Linux the main queue runs only while something serves it: Foundation's `RunLoop.main`
+/// run on the main thread, `dispatchMain()`, or an `async` `main` (the main queue is also the
+/// main actor's executor). While it is not served, work scheduled here waits; a command-line
+/// tool that never serves the main queue should use a `QueueScheduler` instead. `swift test`
+/// serves it.
+///
+/// **Models of the main thread: serve the main queue with `RunLoop.main`.** On Linux,
+/// `dispatchMain()` and an `async` `main` (top-level `await`) end the main thread
+/// (`pthread_exit`) and serve the main queue from another thread. Models belong to the thread
+/// that created them, so models created at the top level of `main.swift` would then belong to
+/// no running thread, and bindings would refuse their values. Keep the main thread:
+///
+/// ```swift
+/// Task { @MainActor in try await app.run(); exit(0) }   // async work on the main actor
+/// while true { _ = RunLoop.main.run(mode: .default, before: .distantFuture) }
+/// ```
 ///
 /// ```swift
 /// model.results
