@@ -172,6 +172,21 @@ struct ExternalChangeTests {
         #expect(try fixture.another().rows("SELECT count(*) FROM Ticket").first?[0] == .integer(0))
     }
 
+    @Test func aRowWhoseIDChangedElsewhereIsADeletionAndAnInsertion() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ticket = try store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        let (feed, _) = record(store.committedChanges)
+        let (deleted, _) = record(store.deletion(of: ticket))
+        try fixture.another().execute("UPDATE Ticket SET id = 100 WHERE id = ?", [.integer(id)])
+        try store.refresh()
+        #expect(feed.values.filter { $0.kind != .update }.map { "\($0.kind) \($0.rowID)" } == ["delete \(id)", "insert 100"])
+        #expect(deleted.events.count == 2, "the object of the old id learns its row is gone")
+        let moved = try #require(try store.load(Ticket.self, id: 100))
+        #expect(moved !== ticket)
+    }
+
     @Test func aDeletedModelInsertedAgainIsWrittenThroughWithoutErrors() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!

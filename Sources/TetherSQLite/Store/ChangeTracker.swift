@@ -109,9 +109,9 @@ final class _ChangeTracker: Sendable {
         let insert = "INSERT INTO tether_changes (tbl, row, kind)"
         return [
             "CREATE TRIGGER IF NOT EXISTS \(name("insert")) AFTER INSERT ON \(quoted) BEGIN \(insert) VALUES (\(literal), NEW.id, 1); END",
-            "CREATE TRIGGER IF NOT EXISTS \(name("update")) AFTER UPDATE ON \(quoted) BEGIN \(insert) "
-                + "SELECT \(literal), OLD.id, 3 WHERE OLD.id <> NEW.id "
-                + "UNION ALL SELECT \(literal), NEW.id, CASE WHEN OLD.id = NEW.id THEN 2 ELSE 1 END; END",
+            "CREATE TRIGGER IF NOT EXISTS \(name("update")) AFTER UPDATE ON \(quoted) BEGIN \(insert) VALUES (\(literal), NEW.id, 2); END",
+            // Only statements that set `id` consider this one (`UPDATE OF id`).
+            "CREATE TRIGGER IF NOT EXISTS \(name("rekey")) AFTER UPDATE OF id ON \(quoted) WHEN OLD.id <> NEW.id BEGIN \(insert) VALUES (\(literal), OLD.id, 3), (\(literal), NEW.id, 1); END",
             "CREATE TRIGGER IF NOT EXISTS \(name("delete")) AFTER DELETE ON \(quoted) BEGIN \(insert) VALUES (\(literal), OLD.id, 3); END",
         ]
     }
