@@ -267,9 +267,9 @@ final class _ChangeTracker: Sendable {
         }
 
         // Live queries over changed tables.
-        if !set.changes.isEmpty || set.resync {
+        let queries = state.withLock { $0.queries }
+        if !queries.isEmpty, !set.changes.isEmpty || set.resync {
             let changedTables = Set(set.changes.map(\.table))
-            let queries = state.withLock { $0.queries }
             for (id, spec) in queries where set.resync || !spec.tables.isDisjoint(with: changedTables) {
                 do {
                     let select = try connection.cachedStatement(spec.idSQL)

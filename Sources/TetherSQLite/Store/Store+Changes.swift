@@ -98,8 +98,11 @@ extension Store {
             }
         }
         if !updates.isEmpty {
+            let inFlight = state.inFlight.isEmpty ? [:] : inFlightColumns()
             transaction {
-                for update in updates { reloadRow(update.model, table: update.table, values: update.values) }
+                for update in updates {
+                    reloadRow(update.model, table: update.table, values: update.values, inFlight: inFlight)
+                }
             }
             state.suppressed = []
         }
@@ -109,13 +112,13 @@ extension Store {
     /// Sets the model's properties whose column holds a different value, except those with a
     /// local change not yet committed (pending or in flight): the local change wins, and is
     /// written after (see docs/PERSISTENCE.md, "Conflicts"). The sets are not written back.
-    private func reloadRow(_ model: any Model, table: _Table, values: [SQLiteValue]) {
+    private func reloadRow(_ model: any Model, table: _Table, values: [SQLiteValue], inFlight: [ObjectIdentifier: Set<Int>]) {
         let object = ObjectIdentifier(model)
         let dirty = state.dirty[object]?.columns
-        let inFlight = state.inFlight[object]
+        let committing = inFlight[object]
         for (column, value) in zip(table.definition.columns, values) {
             let index = column.propertyIndex
-            if dirty?.contains(index) == true || inFlight?[index] != nil { continue }
+            if dirty?.contains(index) == true || committing?.contains(index) == true { continue }
             let property = table.properties[index]
             if let current = try? column.encode(property.get(model)), current == value { continue }
             do {

@@ -506,26 +506,31 @@ public final class Store {
                     errorSubject.sendNext(StoreError.wrap(error))
                 }
             }
-            for index in columns { state.inFlight[object, default: [:]][index, default: 0] += 1 }
             guard !names.isEmpty else { continue }
             arguments.append(.integer(row.key.id))
             updates.append(_Update(key: row.key, sql: row.table.updateSQL(columns: names), arguments: arguments))
         }
         state.dirty = [:]
         state.dirtyOrder = []
-        return _Batch(updates: updates, rows: taken.map { _TakenRow(object: $0.0, row: $0.1) })
+        let batch = _Batch(number: state.nextBatch, updates: updates, rows: taken.map { _TakenRow(object: $0.0, row: $0.1) })
+        state.nextBatch += 1
+        if !batch.rows.isEmpty { state.inFlight[batch.number] = batch.rows }
+        return batch
     }
 
     /// The batch's commit is over (done or failed): its columns are no longer in flight.
     private func finish(_ batch: _Batch) {
-        for taken in batch.rows {
-            guard var counts = state.inFlight[taken.object] else { continue }
-            for column in taken.row.columns {
-                let left = (counts[column] ?? 1) - 1
-                counts[column] = left > 0 ? left : nil
-            }
-            state.inFlight[taken.object] = counts.isEmpty ? nil : counts
+        state.inFlight[batch.number] = nil
+    }
+
+    /// The columns of `objects` whose commit is under way (only asked when a reload meets an
+    /// in-flight commit, which is rare: nothing is kept per row on the commit path).
+    func inFlightColumns() -> [ObjectIdentifier: Set<Int>] {
+        var columns: [ObjectIdentifier: Set<Int>] = [:]
+        for rows in state.inFlight.values {
+            for taken in rows { columns[taken.object, default: []].formUnion(taken.row.columns) }
         }
+        return columns
     }
 
     /// Puts the rows of a failed batch back among the pending changes (newer changes to the
@@ -561,8 +566,9 @@ final class _StoreState {
     var identity: [_RowKey: _IdentityEntry] = [:]
     var dirty: [ObjectIdentifier: _DirtyRow] = [:]
     var dirtyOrder: [ObjectIdentifier] = []
-    /// Columns of rows whose commit is under way (column -> number of batches carrying it).
-    var inFlight: [ObjectIdentifier: [Int: Int]] = [:]
+    /// The rows of the batches whose commit is under way, by batch number.
+    var inFlight: [Int: [_TakenRow]] = [:]
+    var nextBatch = 1
     /// Columns being set from the database: their next change notification is not written back.
     var suppressed: Set<_Suppressed> = []
     var liveQueries: [Int: any _AnyLiveQuery] = [:]
@@ -629,6 +635,7 @@ struct _Update: Sendable {
 
 /// The changes committed in one transaction.
 struct _Batch: @unchecked Sendable {
+    let number: Int
     // `updates` is what crosses to the writer queue (Sendable); `rows` stays on the model's
     // thread: the writer's closures capture only `updates`, and `rows` is read back only by
     // `restore`, on the model's thread.
