@@ -35,7 +35,9 @@
 // quantity, the 8 computed values, the text the computed fields show, and what a terminal fed
 // with everything written so far shows (`TerminalReplay`: every cell's character and style, and
 // the cursor) against the frame Tether renders for that state: so all versions put the same
-// picture on the terminal. It records each version's bytes for the 1,000 keystrokes. After each
+// picture on the terminal. For Tether it also checks that the characters written are the changed
+// cells, each once, plus only cells re-sent unchanged. It records each version's bytes for the
+// 1,000 keystrokes. After each
 // measured sample, the benchmark checks the model's final values, that the sample wrote exactly
 // the bytes the verification recorded for that version, and that a terminal fed with the
 // sample's bytes shows the final frame.
@@ -317,8 +319,15 @@ func verifyT1() -> T1Verified {
         checkHandState(handChanged, quantity: quantity, "hand-written changed fields, " + what)
         let previous = frame
         frame = app.render()
-        expected.cellsChanged += zip(previous.cells, frame.cells).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) }
+        let changed = zip(previous.cells, frame.cells).reduce(0) { $0 + ($1.0 == $1.1 ? 0 : 1) }
+        expected.cellsChanged += changed
+        let written = (terminals.tether.charactersWritten, terminals.tether.unchangedRewrites)
         terminals.tether.feed(sinks.tether.bytes[before.0...])
+        // Tether writes every changed cell once, and otherwise only unchanged cells re-sent (in
+        // place of a longer cursor move).
+        precondition(terminals.tether.charactersWritten - written.0 - (terminals.tether.unchangedRewrites - written.1) == changed,
+                     "T1 check failed (Tether, \(what)): \(terminals.tether.charactersWritten - written.0) characters written, "
+                     + "\(terminals.tether.unchangedRewrites - written.1) of them unchanged, for \(changed) changed cells")
         terminals.full.feed(sinks.full.bytes[before.1...])
         terminals.changed.feed(sinks.changed.bytes[before.2...])
         checkReplay(terminals.tether, shows: frame, "Tether, " + what)

@@ -19,6 +19,8 @@ struct TerminalReplay {
     private(set) var cursorVisible = true
     /// How many characters were written into cells (a wide character counts once).
     private(set) var charactersWritten = 0
+    /// How many of them wrote a cell that already showed exactly that (character and style).
+    private(set) var unchangedRewrites = 0
     private var pendingWrap = false
     private var pen = Style.plain
 
@@ -97,7 +99,9 @@ struct TerminalReplay {
         precondition(cursor.x + width <= size.width, "replay: a wide character in the last column")
         let row = cursor.y * size.width
         charactersWritten += 1
-        cells[row + cursor.x] = Cell(character, style: pen, width: UInt8(width))
+        let cell = Cell(character, style: pen, width: UInt8(width))
+        if cells[row + cursor.x] == cell { unchangedRewrites += 1 }
+        cells[row + cursor.x] = cell
         if width == 2 { cells[row + cursor.x + 1] = Cell(" ", style: pen, width: 0) }
         if cursor.x + width >= size.width {
             cursor.x = size.width - 1
