@@ -22,7 +22,7 @@
 // made by an `@inline(never)` function, as the other hand-written baselines are.
 
 /// A key, as the hand-written program decodes it.
-enum HandKey {
+enum HandKey: Sendable {
     case character(Character)
     case backspace
 }
