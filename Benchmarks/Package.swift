@@ -32,6 +32,8 @@ let package = Package(
                 .product(name: "TetherSQLite", package: tether),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 "CSQLiteBench",
+                // T1/T2 (a keystroke in a 20-field form, rendered to a byte sink).
+                .product(name: "TetherTerminal", package: tether),
             ],
             path: "Benchmarks/TetherBenchmarks",
             plugins: [

@@ -3,7 +3,8 @@
 
 Usage: summarize.py BENCHMARK_MARKDOWN [W6_MARKDOWN]
 
-(The P1-P3b tables, persistence, are printed when the run has them.)
+(The P1-P3b tables, persistence, and the T1/T2 tables, terminal, are printed when the run has
+them.)
 
 BENCHMARK_MARKDOWN is what `swift package benchmark --format markdown --path stdout --scale`
 printed (per-sample totals, not scaled: dividing here keeps the digits that the scaled integer
@@ -16,7 +17,9 @@ import sys
 SCALE = {"C0": 1_000, "W1": 1_000, "W2": 1_000, "W3": 1_000, "W4": 1_000_000, "W7": 1_000,
          "W5a": 1_000_000, "W5b": 1_000_000, "W5c": 1_000_000, "W5d": 1_000, "W8": 1_000,
          # P1-P3: a sample is the whole workload (100,000 rows or changes); P3b: 1,000 loads.
-         "P1": 1, "P2": 1, "P3": 1, "P3b": 1_000}
+         "P1": 1, "P2": 1, "P3": 1, "P3b": 1_000,
+         # T1: a sample is 1,000 keystrokes.
+         "T1": 1_000}
 UNIT_NS = {"ns": 1.0, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 LIBRARIES = ["Tether", "OpenCombine", "Hand"]
 
@@ -113,6 +116,89 @@ PERSISTENCE = [
       (TETHER_OFF, "Tether `store.load(_:id:)`, the model dropped after each load, bridge off")],
      "Tether <= 2x raw", 2.0, "21x"),
 ]
+
+
+# The terminal workloads (T1, T2): one row per version, each compared with the hand-written full
+# redraw. Custom metrics of the T1 benchmarks, per sample: (metric name in the output, key).
+T1_BASE = "T1 keystroke, 20-field form"
+HAND_FULL, HAND_CHANGED = "Hand (full redraw)", "Hand (changed fields)"
+T1_ROWS = [
+    (TETHER_ON, "Tether: `form.handle(key)`, widgets bound through channels, `FrameRenderer` diff, bridge on (default)"),
+    (TETHER_OFF, "Tether: the same, bridge off"),
+    (HAND_FULL, "hand-written: `didSet` recompute, whole screen written (cursor home + every row + EL)"),
+    (HAND_CHANGED, "hand-written: `didSet` recompute, only the boxes whose text changed written"),
+]
+CUSTOM_METRICS = {"Bytes written": "bytes", "Characters written": "characters", "Cells changed": "cells"}
+
+
+def terminal_tables(results):
+    entries = {version: results.get(model_name(T1_BASE, version), {}) for version, _ in T1_ROWS}
+    full = entries[HAND_FULL].get("p50")
+    out = ["### T1: a keystroke in a 20-field form -> computed fields re-rendered -> bytes written", "",
+           "Median (p50) and p90 of the samples, µs per keystroke (a sample is 1,000 keystrokes); "
+           "allocations (package-benchmark's malloc counter) per keystroke.", "",
+           "| | median µs | p90 µs | allocations | / hand-written full redraw (median) | samples |",
+           "|---|---:|---:|---:|---:|---:|"]
+    for version, label in T1_ROWS:
+        entry = entries[version]
+        p50, p90 = entry.get("p50"), entry.get("p90")
+        out.append(f"| {label} | {fmt(p50 / 1e3, 2) if p50 else '—'} | {fmt(p90 / 1e3, 2) if p90 else '—'} "
+                   f"| {fmt(entry.get('allocs'), 1)} | {ratio(p50, full)} | {entry.get('samples', '—')} |")
+    verdicts = []
+    for version in (TETHER_ON, TETHER_OFF):
+        value = entries[version].get("p50")
+        if value is None:
+            verdicts.append(f"{version}: not measured")
+        else:
+            verdicts.append(f"{version}: {value / 1e3:.1f} µs (p90 {entries[version].get('p90', 0) / 1e3:.1f} µs), "
+                            f"{'met' if entries[version].get('p90', value) <= 1e6 else 'not met'}")
+    out += ["", "Target: at most 1 ms (1,000 µs) per keystroke with a 20-field form. " + "; ".join(verdicts) + ".", ""]
+
+    out += ["### T2: bytes written per keystroke", "",
+            "Per keystroke (the sample's totals / 1,000; every sample of a version writes the same bytes, "
+            "which the benchmark checks). Characters: what a terminal fed with those bytes writes into cells. "
+            "Cells changed: the cells that differ between consecutive frames (the same keystrokes for every "
+            "version).", "",
+            "| | bytes | characters written | cells changed | bytes / hand-written full redraw |",
+            "|---|---:|---:|---:|---:|"]
+    full_bytes = entries[HAND_FULL].get("bytes")
+    for version, label in T1_ROWS:
+        entry = entries[version]
+        out.append(f"| {label} | {fmt(entry.get('bytes'))} | {fmt(entry.get('characters'))} "
+                   f"| {fmt(entry.get('cells'))} | {ratio(entry.get('bytes'), full_bytes)} |")
+    tether = entries[TETHER_ON]
+    if tether.get("characters") is not None and tether.get("cells") is not None:
+        extra = tether["characters"] - tether["cells"]
+        out += ["", f"Target: only the changed cells. Tether (bridge on) writes {fmt(tether['characters'])} characters "
+                f"for {fmt(tether['cells'])} changed cells per keystroke ({fmt(extra)} more: unchanged cells re-sent "
+                f"where that is shorter than a cursor move), in {fmt(tether.get('bytes'))} bytes."]
+    out.append("")
+    return "\n".join(out)
+
+
+def terminal_summary(results):
+    tether = results.get(model_name(T1_BASE, TETHER_ON), {})
+    off = results.get(model_name(T1_BASE, TETHER_OFF), {})
+    full = results.get(model_name(T1_BASE, HAND_FULL), {})
+    changed = results.get(model_name(T1_BASE, HAND_CHANGED), {})
+    if tether.get("p50") is None:
+        return ""
+    t1 = (f"{tether['p50'] / 1e3:.1f} µs per keystroke (bridge off {off.get('p50', 0) / 1e3:.1f}); hand-written: full "
+          f"redraw {full.get('p50', 0) / 1e3:.1f} µs, changed fields {changed.get('p50', 0) / 1e3:.1f} µs")
+    t2 = (f"{fmt(tether.get('bytes'))} bytes per keystroke ({fmt(tether.get('characters'))} characters for "
+          f"{fmt(tether.get('cells'))} changed cells); full redraw {fmt(full.get('bytes'))}, changed fields "
+          f"{fmt(changed.get('bytes'))}")
+    # Tether's renderer writes each changed cell once; what it writes beyond them are unchanged
+    # cells re-sent in place of a longer cursor move (TerminalReplay counts the characters).
+    extra = (tether.get("characters") or 0) - (tether.get("cells") or 0)
+    t2_verdict = (f"yes ({fmt(extra)} unchanged cells re-sent per keystroke where shorter than a cursor move)"
+                  if tether.get("characters") is not None else "—")
+    return "\n".join([
+        "### T1/T2 summary", "",
+        "| Workload | Target | Tether (this run) | Met? |", "|---|---|---|---|",
+        f"| T1 keystroke in a 20-field form -> bytes to a byte sink | <= 1 ms per keystroke | {t1} "
+        f"| {'yes' if tether.get('p90', tether['p50']) <= 1e6 else '**no**'} |",
+        f"| T2 bytes written per keystroke | only the changed cells | {t2} | {t2_verdict} |", ""])
 
 
 def persistence_table(results, workload, title, base, per_sample, rows, target, limit, issue_grdb):
@@ -233,6 +319,8 @@ def parse(path):
             entry["p50"] = parse_number(values[2]) * factor
             entry["p90"] = parse_number(values[4]) * factor
             entry["samples"] = int(parse_number(values[7]))
+        elif metric in CUSTOM_METRICS:
+            entry[CUSTOM_METRICS[metric]] = parse_number(values[2]) / scale
         elif metric.startswith("Malloc (total)"):
             unit = re.search(r"\((K|M|G)\)", metric)
             factor = {"K": 1e3, "M": 1e6, "G": 1e9}[unit.group(1)] if unit else 1
@@ -284,6 +372,10 @@ def main():
         print(__doc__)
         sys.exit(2)
     results = parse(sys.argv[1])
+    if results and all(name.startswith("T1 ") for name in results):
+        # A run of the terminal workloads only (./run.sh --filter "T[0-9].*").
+        print("\n".join([terminal_tables(results), terminal_summary(results)]))
+        return
     sections = [table(results, *w) for w in WORKLOADS]
     if len(sys.argv) > 2:
         w6 = open(sys.argv[2], encoding="utf-8").read().strip()
@@ -291,6 +383,8 @@ def main():
     sections += [model_table(results, *w) for w in MODEL_WORKLOADS]
     if any(name.startswith("P") for name in results):
         sections += [persistence_table(results, *w) for w in PERSISTENCE] + [persistence_summary(results)]
+    if any(name.startswith("T1 ") for name in results):
+        sections += [terminal_tables(results), terminal_summary(results)]
     print("\n".join(sections))
     lock = results.get("C0 Mutex.withLock round trip", {}).get("p50")
     atomic = results.get("C0 Atomic add", {}).get("p50")
@@ -308,6 +402,9 @@ def main():
                 for version, _ in rows if model_name(base, version) not in results]
     missing += [model_name(base, version) for _, _, base, _, rows, _, _, _ in PERSISTENCE
                 for version, _ in rows if model_name(base, version) not in results]
+    if any(name.startswith("T1 ") for name in results):
+        missing += [model_name(T1_BASE, version) for version, _ in T1_ROWS
+                    if model_name(T1_BASE, version) not in results]
     if missing:
         print("Not measured in this run: " + "; ".join(missing))
 

@@ -12,6 +12,9 @@
 //
 // The persistence workloads (P1-P3b: P1P3.swift) compare Tether's Store with GRDB 7 Codable
 // records (GRDBRecords.swift) and the raw sqlite3 C API (HandWrittenSQLite.swift).
+//
+// The terminal workloads (T1/T2: T1.swift) type into a 20-field TetherTerminal form rendered to
+// a byte sink, next to hand-written versions of the same form (HandWrittenTerminal.swift).
 import Benchmark
 
 let benchmarks: @Sendable () -> Void = {
@@ -31,6 +34,7 @@ let benchmarks: @Sendable () -> Void = {
     registerW5()
     registerW8()
     registerPersistence()
+    registerT1()
     registerTetherOperatorBenchmarks()
     registerCalibration()
 }
