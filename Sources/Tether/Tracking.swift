@@ -10,39 +10,42 @@ import Darwin
 ///
 /// Each registrar keeps a reference to the one instance, so a getter or setter reads a switch with
 /// two loads and no call (a global would be reached through an accessor call from other
-/// modules). While nothing is tracking, no transaction is open and the Observation bridge is off,
-/// a read or write of a tracked property costs one relaxed atomic load more than a plain one.
+/// modules). While nothing is tracking and no transaction is open, a read of a tracked property
+/// costs one relaxed atomic load more than a plain one (and with the Observation bridge on, a
+/// read also goes to the registrar's slow path, to report itself to Observation).
 @usableFromInline
 final class _TetherFlags: Sendable {
     /// Bit 0: the Observation bridge is on. Above it: twice the number of dependency-tracking
     /// evaluations running, on any thread. Non-zero: a read must report itself.
     @usableFromInline let reads = Atomic<Int>(1)
-    /// Bit 0: the Observation bridge is on. Above it: twice the number of open transactions, on
-    /// any thread. Non-zero: a write must look further than its own observers.
-    @usableFromInline let writes = Atomic<Int>(1)
+    /// The number of open transactions, on any thread. Non-zero: a write must look further
+    /// than its own observers.
+    @usableFromInline let writes = Atomic<Int>(0)
+    /// The number of batches being run (see `_ThreadContext.batch`), on any thread. Non-zero: a
+    /// computed observer must check whether its recomputation waits for the end of a batch.
+    @usableFromInline let batches = Atomic<Int>(0)
 
     @usableFromInline static let shared = _TetherFlags()
 
-    var bridgeEnabled: Bool { reads.load(ordering: .relaxed) & 1 != 0 }
+    @usableFromInline var bridgeEnabled: Bool { reads.load(ordering: .relaxed) & 1 != 0 }
 
     func setBridge(_ enabled: Bool) {
         if enabled {
             reads.bitwiseOr(1, ordering: .relaxed)
-            writes.bitwiseOr(1, ordering: .relaxed)
         } else {
             reads.bitwiseAnd(~1, ordering: .relaxed)
-            writes.bitwiseAnd(~1, ordering: .relaxed)
         }
     }
 
-    var trackingActive: Bool { reads.load(ordering: .relaxed) > 1 }
-    var transactionsOpen: Bool { writes.load(ordering: .relaxed) > 1 }
+    @usableFromInline var trackingActive: Bool { reads.load(ordering: .relaxed) > 1 }
+    var transactionsOpen: Bool { writes.load(ordering: .relaxed) != 0 }
 }
 
 /// What one thread is doing with models right now: dependency recorders (innermost last),
 /// the open transaction, and the computed observers waiting for the end of a batch.
 ///
 /// Confined to its thread (stored in thread-local storage), so it needs no lock.
+@usableFromInline
 final class _ThreadContext {
     var recorders: [_DependencyRecorder] = []
     var transactionDepth = 0
@@ -50,6 +53,8 @@ final class _ThreadContext {
     var batchDepth = 0
     var dirty: [any _Recomputable] = []
     var dirtyIDs: Set<ObjectIdentifier> = []
+    /// Pushed on `recorders` while Tether reads a property for itself (see `_quietly`).
+    lazy var quiet = _DependencyRecorder(quiet: true)
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -82,7 +87,9 @@ final class _ThreadContext {
     /// end of the outermost batch.
     func batch(_ body: () -> Void) {
         batchDepth += 1
+        _TetherFlags.shared.batches.add(1, ordering: .relaxed)
         body()
+        _TetherFlags.shared.batches.subtract(1, ordering: .relaxed)
         batchDepth -= 1
         if batchDepth == 0 { flushDirty() }
     }
@@ -97,52 +104,201 @@ final class _ThreadContext {
 
     private func flushDirty() {
         batchDepth += 1
+        _TetherFlags.shared.batches.add(1, ordering: .relaxed)
         while !dirty.isEmpty {
             let next = dirty.removeFirst()
             dirtyIDs.remove(ObjectIdentifier(next))
             next.recompute()
         }
+        _TetherFlags.shared.batches.subtract(1, ordering: .relaxed)
         batchDepth -= 1
     }
 }
 
+/// Queues `observer`'s recomputation for the end of the batch open on this thread, if there is
+/// one; returns false otherwise (the caller recomputes at once).
+@usableFromInline
+func _deferRecompute(_ observer: any _Recomputable) -> Bool {
+    _ThreadContext.existing?.deferRecompute(observer) ?? false
+}
+
 /// Something that recomputes when a dependency changed (a computed-property observer).
+@usableFromInline
 protocol _Recomputable: AnyObject {
     func recompute()
 }
 
-/// Records which tracked properties a getter read. A computed-property observer keeps one and
-/// reuses it for every recomputation (no allocation once its arrays have grown).
-final class _DependencyRecorder {
-    private(set) var registrars: [ModelRegistrar] = []
-    private(set) var indices: [Int] = []
+/// Runs `body` (which reads tracked properties for Tether itself: an observation's first value,
+/// a re-delivered change) without reporting its reads to Observation or to an enclosing
+/// dependency recorder.
+@inlinable
+func _quietly<R>(_ body: () -> R) -> R {
+    let recorder = _DependencyRecorder._beginQuiet()
+    defer { recorder._endQuiet() }
+    return body()
+}
+
+/// One dependency of a computed observer: a tracked property of some model, by identity.
+@usableFromInline
+struct _DependencyKey: Equatable {
+    @usableFromInline let registrar: ObjectIdentifier
+    @usableFromInline let index: Int
+    @usableFromInline init(registrar: ObjectIdentifier, index: Int) {
+        self.registrar = registrar
+        self.index = index
+    }
+}
+
+/// Records which tracked properties an evaluation reads, and keeps the observers of those
+/// properties for a computed observer.
+///
+/// Each evaluation is compared, read by read, with the previous one (`expected`): while the
+/// getter reads the same properties in the same order (the common case: no branch changed),
+/// recording costs a comparison per read, retains nothing and allocates nothing, and the
+/// observers are kept as they are. Only reads that differ are collected (with their
+/// registrars, retained until `commit`), and `commit` then observes the new dependencies and
+/// stops observing the ones no longer read.
+///
+/// Everything but `removals`, `cancelled` and `invalidated` is touched only on the owner
+/// thread of the observed model (evaluations run there). `removals` is behind a lock, because
+/// `cancel()` may run on any thread.
+@usableFromInline
+final class _DependencyRecorder: @unchecked Sendable {
+    // Why `@unchecked Sendable` is safe: see above; the confined state is only touched by the
+    // thread that evaluates (the model's owner), and the rest is atomic or behind `_Locked`.
+
+    /// What the last committed evaluation read, in order.
+    private var expected: ContiguousArray<_DependencyKey> = []
+    /// How many reads of the running evaluation matched `expected`, in order.
+    private var matched = 0
+    /// Whether the running evaluation stopped following `expected`.
+    private var diverged = false
+    /// The reads that did not match `expected`, with their registrars (kept alive until
+    /// `commit` observes them).
+    private var fresh: [(registrar: ModelRegistrar, index: Int)] = []
+    /// Whether `expected`'s identities cannot be trusted for this evaluation (see `invalidate`).
+    private var rebuilding = false
+    /// Removes the observer of each dependency of `expected`, in the same order; nil once
+    /// cancelled.
+    private let removals = _Locked<[any Disposable]?>([])
+    @usableFromInline let cancelledFlag = Atomic<Bool>(false)
+    /// Set when a model we depend on was freed: its registrar's address may be reused by
+    /// another model, so the next evaluation observes everything it reads anew.
+    private let invalidated = Atomic<Bool>(false)
+    /// A quiet recorder records nothing (see `_quietly`).
+    private let isQuiet: Bool
+
+    @usableFromInline init() { isQuiet = false }
+    init(quiet: Bool) { isQuiet = quiet }
+
+    /// Whether `cancel()` was called: the observer must do nothing more.
+    @inlinable var isCancelled: Bool { cancelledFlag.load(ordering: .relaxed) }
 
     func record(_ registrar: ModelRegistrar, _ index: Int) {
-        // Getters read few properties: a linear scan beats hashing.
-        for position in indices.indices where indices[position] == index && registrars[position] === registrar {
-            return
+        if isQuiet { return }
+        let key = _DependencyKey(registrar: ObjectIdentifier(registrar), index: index)
+        if !diverged {
+            if matched < expected.count, expected[matched] == key {
+                matched += 1
+                return
+            }
+            diverged = true
         }
-        registrars.append(registrar)
-        indices.append(index)
+        // Read already: an earlier matched read, or a fresh one.
+        for position in 0..<matched where expected[position] == key { return }
+        for entry in fresh where entry.index == index && entry.registrar === registrar { return }
+        fresh.append((registrar, index))
     }
 
-    /// Evaluates `body` and records the tracked properties it reads (replacing what was recorded).
-    func track<R>(_ body: () -> R) -> R {
-        registrars.removeAll(keepingCapacity: true)
-        indices.removeAll(keepingCapacity: true)
-        let context = _ThreadContext.current
-        context.recorders.append(self)
+    /// Starts an evaluation on the calling thread: reads are recorded until `end()`.
+    @usableFromInline
+    func begin() {
+        matched = 0
+        diverged = false
+        rebuilding = false
+        if invalidated.load(ordering: .acquiring) {
+            invalidated.store(false, ordering: .relaxed)
+            diverged = true
+            rebuilding = true
+        }
+        _ThreadContext.current.recorders.append(self)
         _TetherFlags.shared.reads.add(2, ordering: .relaxed)
-        let result = body()
-        _TetherFlags.shared.reads.subtract(2, ordering: .relaxed)
-        context.recorders.removeLast()
-        return result
     }
 
-    /// Forgets the registrars it holds (so they are not kept alive between recomputations).
-    func clear() {
-        registrars.removeAll(keepingCapacity: true)
-        indices.removeAll(keepingCapacity: true)
+    /// Ends the evaluation; returns true if it read other properties than the last one
+    /// (`commit` must then run).
+    @usableFromInline
+    func end() -> Bool {
+        _TetherFlags.shared.reads.subtract(2, ordering: .relaxed)
+        _ThreadContext.current.recorders.removeLast()
+        return diverged || matched != expected.count
+    }
+
+    @usableFromInline
+    static func _beginQuiet() -> _DependencyRecorder {
+        let context = _ThreadContext.current
+        let quiet = context.quiet
+        context.recorders.append(quiet)
+        _TetherFlags.shared.reads.add(2, ordering: .relaxed)
+        return quiet
+    }
+
+    @usableFromInline
+    func _endQuiet() {
+        _TetherFlags.shared.reads.subtract(2, ordering: .relaxed)
+        _ThreadContext.current.recorders.removeLast()
+    }
+
+    /// Makes the dependencies those of the evaluation that just ended: keeps the observers of
+    /// properties still read, adds one (made by `makeObserver`) for each new one, and removes
+    /// the others.
+    @usableFromInline
+    func commit(makeObserver: () -> _SlotObserver) {
+        defer { fresh.removeAll(keepingCapacity: true) }
+        guard let old = removals.withLock({ $0 }) else { return }   // cancelled
+        var keys = ContiguousArray(expected[0..<matched])
+        var kept = Array(old[0..<matched])
+        var reused = [Bool](repeating: false, count: old.count)
+        for position in 0..<matched { reused[position] = true }
+        for (registrar, index) in fresh {
+            let key = _DependencyKey(registrar: ObjectIdentifier(registrar), index: index)
+            keys.append(key)
+            if !rebuilding, let position = expected[matched...].firstIndex(of: key), !reused[position] {
+                reused[position] = true
+                kept.append(old[position])
+            } else {
+                kept.append(registrar.addObserver(index: index, makeObserver()))
+            }
+        }
+        let dropped = old.indices.filter { !reused[$0] }.map { old[$0] }
+        let cancelled = removals.withLock { removals -> Bool in
+            guard removals != nil else { return true }
+            removals = kept
+            return false
+        }
+        if cancelled {
+            kept.forEach { $0.dispose() }
+        } else {
+            expected = keys
+        }
+        dropped.forEach { $0.dispose() }
+    }
+
+    /// A model this recorder depends on was freed (called from the observer's `onEnd`).
+    @usableFromInline
+    func invalidate() {
+        invalidated.store(true, ordering: .releasing)
+    }
+
+    /// Stops observing: removes every observer, and makes later notifications do nothing.
+    @usableFromInline
+    func cancel() {
+        cancelledFlag.store(true, ordering: .relaxed)
+        let removed = removals.withLock { removals -> [any Disposable] in
+            defer { removals = nil }
+            return removals ?? []
+        }
+        for removal in removed { removal.dispose() }
     }
 }
 
@@ -167,9 +323,9 @@ struct _RecordedChange {
 public func transaction<R>(_ body: () throws -> R) rethrows -> R {
     let context = _ThreadContext.current
     context.transactionDepth += 1
-    _TetherFlags.shared.writes.add(2, ordering: .relaxed)
+    _TetherFlags.shared.writes.add(1, ordering: .relaxed)
     defer {
-        _TetherFlags.shared.writes.subtract(2, ordering: .relaxed)
+        _TetherFlags.shared.writes.subtract(1, ordering: .relaxed)
         context.transactionDepth -= 1
         if context.transactionDepth == 0 {
             let changes = context.transactionChanges
