@@ -67,13 +67,27 @@ struct _Delivery {
 /// The registrar's `deinit` also touches it, when no other thread can reach the registrar.
 @usableFromInline
 final class _DeliveryState: @unchecked Sendable {
-    // Only one thread ever touches it (see above), so the dynamic exclusivity check (a runtime
-    // call on every access) cannot find anything: it is off.
-    @exclusivity(unchecked) @usableFromInline var slots: ContiguousArray<_Delivery>
+    /// One view per slot, in a buffer of our own: reading and writing it costs no bounds
+    /// check and no copy-on-write uniqueness check.
+    @usableFromInline let slots: UnsafeMutablePointer<_Delivery>
+    @usableFromInline let count: Int
     /// How many deliveries of this registrar are running (nested: an observer that writes
     /// another property of the model starts one inside another).
+    // Only one thread ever touches it (see above), so the dynamic exclusivity check (a runtime
+    // call on every access) cannot find anything: it is off.
     @exclusivity(unchecked) @usableFromInline var depth = 0
-    @usableFromInline init(count: Int) { slots = ContiguousArray(repeating: _Delivery(), count: count) }
+
+    @usableFromInline init(count: Int) {
+        self.count = count
+        slots = .allocate(capacity: count)
+        slots.initialize(repeating: _Delivery(), count: count)
+    }
+
+    deinit {
+        for index in 0..<count { slots[index].release() }
+        slots.deinitialize(count: count)
+        slots.deallocate()
+    }
 }
 
 /// The per-instance machinery of a `@Model` object: who observes which property, the model's
@@ -87,10 +101,10 @@ final class _DeliveryState: @unchecked Sendable {
 /// How a change reaches observers: observers are registered under a lock (`slots`, from any
 /// thread), but the owner thread delivers changes from its own copy of each slot's list
 /// (`delivery`), without taking the lock; registering or removing an observer sets the slot's
-/// bit in `stale`, and the owner thread copies the list again at its next delivery. An
-/// observer removed on another thread is therefore released by the owner thread (at its next
-/// delivery to the model, or when the model is freed); one removed on the owner thread is
-/// released at once (or when the delivery running at that moment ends).
+/// bit in `stale`, and the owner thread copies the list again at its next write. An observer
+/// removed on another thread is therefore released by the owner thread (at its next write of
+/// the model, or when the model is freed); one removed on the owner thread is released at once
+/// (or, if a delivery of the model is running, when it ends).
 public final class ModelRegistrar: Sendable {
     /// Bit `i` is set while property `i` (i < 63) has observers; bit 63 while anybody observes
     /// every property, or a property with index 63 or more.
@@ -109,7 +123,6 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline let propertyCount: Int
     /// Disposed when the model is freed: ends bindings and other work tied to the model.
     public let lifetime = CompoundDisposable()
-    @usableFromInline let observation = ObservationRegistrar()
     /// The thread the model belongs to (see `adopt(_:)`).
     @usableFromInline let owner = Atomic<UInt>(0)
     /// The process-wide switches (see `_TetherFlags`), reached without a call.
@@ -118,6 +131,10 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline let delivery: _DeliveryState
     /// The model's row id in the store that holds it (0: not stored). Set by persistence.
     public let rowID = Atomic<Int64>(0)
+    /// The bridge to Swift's Observation. Declared last: its size is not known outside the
+    /// Observation module, so every stored property after it would be reached through a field
+    /// offset looked up at run time (an extra load on every getter and setter).
+    @usableFromInline let observation = ObservationRegistrar()
 
     /// Creates the registrar of a model with `propertyCount` tracked properties (called by code
     /// that `@Model` generates).
@@ -135,7 +152,6 @@ public final class ModelRegistrar: Sendable {
             for index in slots.indices { all += slots[index].observers.removeAll() }
             return all
         }
-        for index in delivery.slots.indices { delivery.slots[index].release() }
         for observer in observers { observer.onEnd() }
         lifetime.dispose()
     }
@@ -155,10 +171,14 @@ public final class ModelRegistrar: Sendable {
         slot < 63 ? (1 as UInt64) << UInt64(slot) : 1 << 63
     }
 
-    /// Whether a write of property `index` must do more than store the value.
+    /// Whether a write of property `index` must do more than store the value: somebody
+    /// observes it (or may: Observation), a transaction is open, or the owner thread's delivery
+    /// views are out of date (a write brings them up to date, releasing observers removed on
+    /// other threads).
     @inlinable @inline(__always)
     func needsNotification(_ index: Int) -> Bool {
-        (watched.load(ordering: .relaxed) | bridged.load(ordering: .relaxed)) & Self.mask(for: index) != 0
+        (watched.load(ordering: .relaxed) | bridged.load(ordering: .relaxed)) & Self.mask(for: index)
+            | stale.load(ordering: .relaxed) != 0
             || flags.writes.load(ordering: .relaxed) != 0
     }
 
@@ -173,12 +193,17 @@ public final class ModelRegistrar: Sendable {
 
     @usableFromInline
     func _accessSlow<M: Model, V>(_ model: M, index: Int, _ keyPath: () -> KeyPath<M, V>) {
-        if flags.trackingActive, let recorder = _ThreadContext.existing?.recorders.last {
+        if flags.trackingActive, let context = _ThreadContext.existingUnmanaged {
             // Tether's own read (a computed property's evaluation, the first value of an
-            // observation): recorded, and not reported to Observation, whose
-            // `withObservationTracking` did not make it.
-            recorder.record(self, index)
-            return
+            // observation): recorded by the evaluation's recorder, and not reported to
+            // Observation, whose `withObservationTracking` did not make it.
+            let ours = context._withUnsafeGuaranteedRef { context -> Bool in
+                if context.quietDepth > 0 { return true }
+                guard let recorder = context.recorder else { return false }
+                recorder._withUnsafeGuaranteedRef { $0.record(self, index) }
+                return true
+            }
+            if ours { return }
         }
         if flags.bridgeEnabled {
             let bit = Self.slotBit(index)
@@ -216,16 +241,34 @@ public final class ModelRegistrar: Sendable {
 
     /// Called after a write that `willSet` said needs it: notifies observers (or records the
     /// change for the end of the current transaction).
-    @inlinable
+    @inlinable @inline(__always)
     public func didSet<M: Model, V>(_ model: M, index: Int, to newValue: V, _ keyPath: @autoclosure () -> KeyPath<M, V>) {
+        _didSet(model, index: index, to: newValue, keyPath)
+    }
+
+    /// `didSet`, out of line: a setter's fast path (nobody observing) stays a few instructions,
+    /// without the prologue this needs. Still specialised for the model and value types.
+    @inlinable @inline(never)
+    func _didSet<M: Model, V>(_ model: M, index: Int, to newValue: V, _ keyPath: () -> KeyPath<M, V>) {
         let mask = Self.mask(for: index)
         if flags.writes.load(ordering: .relaxed) != 0 || bridged.load(ordering: .relaxed) & mask != 0 {
             // Observation may observe this property, or a transaction is open somewhere.
             _didSetSlow(model, index: index, value: newValue, keyPath())
             return
         }
-        guard watched.load(ordering: .relaxed) & mask != 0 else { return }
+        guard watched.load(ordering: .relaxed) & mask != 0 else {
+            _refreshIfIdle()
+            return
+        }
         notify(model, index: index, value: newValue, keyPath: keyPath())
+    }
+
+    /// Brings the delivery views up to date if they are not (and no delivery is running).
+    @usableFromInline
+    func _refreshIfIdle() {
+        if stale.load(ordering: .relaxed) != 0, isOnOwnerThread, delivery.depth == 0 {
+            _ = _refresh(nil, anyInUse: false)
+        }
     }
 
     @usableFromInline
@@ -244,7 +287,10 @@ public final class ModelRegistrar: Sendable {
             }
             return
         }
-        guard watched.load(ordering: .relaxed) & Self.mask(for: index) != 0 else { return }
+        guard watched.load(ordering: .relaxed) & Self.mask(for: index) != 0 else {
+            _refreshIfIdle()
+            return
+        }
         notify(model, index: index, value: value, keyPath: keyPath)
     }
 

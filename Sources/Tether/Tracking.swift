@@ -41,20 +41,23 @@ final class _TetherFlags: Sendable {
     var transactionsOpen: Bool { writes.load(ordering: .relaxed) != 0 }
 }
 
-/// What one thread is doing with models right now: dependency recorders (innermost last),
-/// the open transaction, and the computed observers waiting for the end of a batch.
+/// What one thread is doing with models right now: the innermost dependency recorder, Tether's
+/// own reads, the open transaction, and the computed observers waiting for the end of a batch.
 ///
-/// Confined to its thread (stored in thread-local storage), so it needs no lock.
+/// Confined to its thread (stored in thread-local storage), so it needs no lock; and for the
+/// same reason the dynamic exclusivity checks of its properties could never fire: they are off.
 @usableFromInline
 final class _ThreadContext {
-    var recorders: [_DependencyRecorder] = []
-    var transactionDepth = 0
-    var transactionChanges: [_RecordedChange] = []
-    var batchDepth = 0
-    var dirty: [any _Recomputable] = []
-    var dirtyIDs: Set<ObjectIdentifier> = []
-    /// Pushed on `recorders` while Tether reads a property for itself (see `_quietly`).
-    lazy var quiet = _DependencyRecorder(quiet: true)
+    /// The recorder of the innermost evaluation running on this thread (each recorder links to
+    /// the one it interrupted). Unretained: an evaluation's caller keeps its recorder alive.
+    @exclusivity(unchecked) var recorder: Unmanaged<_DependencyRecorder>?
+    /// Above zero while Tether reads properties for itself (see `_quietly`).
+    @exclusivity(unchecked) var quietDepth = 0
+    @exclusivity(unchecked) var transactionDepth = 0
+    @exclusivity(unchecked) var transactionChanges: [_RecordedChange] = []
+    @exclusivity(unchecked) var batchDepth = 0
+    @exclusivity(unchecked) var dirty: [any _Recomputable] = []
+    @exclusivity(unchecked) var dirtyIDs: Set<ObjectIdentifier> = []
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -75,10 +78,22 @@ final class _ThreadContext {
         return context
     }
 
+    /// This thread's context, created on first use, unretained (the thread keeps it alive).
+    static var currentUnmanaged: Unmanaged<_ThreadContext> {
+        if let pointer = pthread_getspecific(key) { return Unmanaged.fromOpaque(pointer) }
+        return Unmanaged.passUnretained(current)
+    }
+
     /// This thread's context if it has one.
     static var existing: _ThreadContext? {
         guard let pointer = pthread_getspecific(key) else { return nil }
         return Unmanaged<_ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// This thread's context if it has one, unretained (the thread keeps it alive).
+    static var existingUnmanaged: Unmanaged<_ThreadContext>? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        return Unmanaged.fromOpaque(pointer)
     }
 
     // MARK: Batches: computed observers recompute once, after every change of a batch.
@@ -133,9 +148,21 @@ protocol _Recomputable: AnyObject {
 /// dependency recorder.
 @inlinable
 func _quietly<R>(_ body: () -> R) -> R {
-    let recorder = _DependencyRecorder._beginQuiet()
-    defer { recorder._endQuiet() }
+    _beginQuiet()
+    defer { _endQuiet() }
     return body()
+}
+
+@usableFromInline
+func _beginQuiet() {
+    _ThreadContext.current.quietDepth += 1
+    _TetherFlags.shared.reads.add(2, ordering: .relaxed)
+}
+
+@usableFromInline
+func _endQuiet() {
+    _TetherFlags.shared.reads.subtract(2, ordering: .relaxed)
+    _ThreadContext.current.quietDepth -= 1
 }
 
 /// One dependency of a computed observer: a tracked property of some model, by identity.
@@ -166,18 +193,26 @@ struct _DependencyKey: Equatable {
 final class _DependencyRecorder: @unchecked Sendable {
     // Why `@unchecked Sendable` is safe: see above; the confined state is only touched by the
     // thread that evaluates (the model's owner), and the rest is atomic or behind `_Locked`.
+    // The confined properties need no dynamic exclusivity check (one thread, no overlapping
+    // accesses): it is off.
 
     /// What the last committed evaluation read, in order.
-    private var expected: ContiguousArray<_DependencyKey> = []
+    @exclusivity(unchecked) private var expected: ContiguousArray<_DependencyKey> = []
     /// How many reads of the running evaluation matched `expected`, in order.
-    private var matched = 0
+    @exclusivity(unchecked) private var matched = 0
     /// Whether the running evaluation stopped following `expected`.
-    private var diverged = false
+    @exclusivity(unchecked) private var diverged = false
     /// The reads that did not match `expected`, with their registrars (kept alive until
     /// `commit` observes them).
-    private var fresh: [(registrar: ModelRegistrar, index: Int)] = []
+    @exclusivity(unchecked) private var fresh: [(registrar: ModelRegistrar, index: Int)] = []
     /// Whether `expected`'s identities cannot be trusted for this evaluation (see `invalidate`).
-    private var rebuilding = false
+    @exclusivity(unchecked) private var rebuilding = false
+    /// While evaluating: the thread's context, the recorder this evaluation interrupted, and
+    /// the thread's count of Tether's own reads, put aside (an evaluation records its reads
+    /// even if it started inside `_quietly`).
+    @exclusivity(unchecked) private var context: Unmanaged<_ThreadContext>?
+    @exclusivity(unchecked) private var interrupted: Unmanaged<_DependencyRecorder>?
+    @exclusivity(unchecked) private var savedQuietDepth = 0
     /// Removes the observer of each dependency of `expected`, in the same order; nil once
     /// cancelled.
     private let removals = _Locked<[any Disposable]?>([])
@@ -185,17 +220,13 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// Set when a model we depend on was freed: its registrar's address may be reused by
     /// another model, so the next evaluation observes everything it reads anew.
     private let invalidated = Atomic<Bool>(false)
-    /// A quiet recorder records nothing (see `_quietly`).
-    private let isQuiet: Bool
 
-    @usableFromInline init() { isQuiet = false }
-    init(quiet: Bool) { isQuiet = quiet }
+    @usableFromInline init() {}
 
     /// Whether `cancel()` was called: the observer must do nothing more.
     @inlinable var isCancelled: Bool { cancelledFlag.load(ordering: .relaxed) }
 
     func record(_ registrar: ModelRegistrar, _ index: Int) {
-        if isQuiet { return }
         let key = _DependencyKey(registrar: ObjectIdentifier(registrar), index: index)
         if !diverged {
             if matched < expected.count, expected[matched] == key {
@@ -221,7 +252,14 @@ final class _DependencyRecorder: @unchecked Sendable {
             diverged = true
             rebuilding = true
         }
-        _ThreadContext.current.recorders.append(self)
+        let context = _ThreadContext.currentUnmanaged
+        self.context = context
+        context._withUnsafeGuaranteedRef { context in
+            interrupted = context.recorder
+            savedQuietDepth = context.quietDepth
+            context.quietDepth = 0
+            context.recorder = Unmanaged.passUnretained(self)
+        }
         _TetherFlags.shared.reads.add(2, ordering: .relaxed)
     }
 
@@ -230,23 +268,13 @@ final class _DependencyRecorder: @unchecked Sendable {
     @usableFromInline
     func end() -> Bool {
         _TetherFlags.shared.reads.subtract(2, ordering: .relaxed)
-        _ThreadContext.current.recorders.removeLast()
+        context?._withUnsafeGuaranteedRef { context in
+            context.recorder = interrupted
+            context.quietDepth = savedQuietDepth
+        }
+        context = nil
+        interrupted = nil
         return diverged || matched != expected.count
-    }
-
-    @usableFromInline
-    static func _beginQuiet() -> _DependencyRecorder {
-        let context = _ThreadContext.current
-        let quiet = context.quiet
-        context.recorders.append(quiet)
-        _TetherFlags.shared.reads.add(2, ordering: .relaxed)
-        return quiet
-    }
-
-    @usableFromInline
-    func _endQuiet() {
-        _TetherFlags.shared.reads.subtract(2, ordering: .relaxed)
-        _ThreadContext.current.recorders.removeLast()
     }
 
     /// Makes the dependencies those of the evaluation that just ended: keeps the observers of
