@@ -193,7 +193,7 @@ public final class ModelRegistrar: Sendable {
 
     @usableFromInline
     func _accessSlow<M: Model, V>(_ model: M, index: Int, _ keyPath: () -> KeyPath<M, V>) {
-        if flags.trackingActive, let context = _ThreadContext.existingUnmanaged {
+        if flags.trackingActive, let context = _ThreadContext.existingUnmanaged(flags) {
             // Tether's own read (a computed property's evaluation, the first value of an
             // observation): recorded by the evaluation's recorder, and not reported to
             // Observation, whose `withObservationTracking` did not make it.

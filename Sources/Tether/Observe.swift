@@ -28,7 +28,7 @@ final class _WeakModel<M: AnyObject>: @unchecked Sendable {
 /// ```
 ///
 /// Subscribe on the model's thread (the thread that created it, or that `adopt(_:)`ed it).
-@inlinable
+@inlinable @inline(__always)
 public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
     if let index = M._$schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
     return _observeComputed(model, keyPath, isEqual: ==)
@@ -40,7 +40,7 @@ public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V>
 /// ```swift
 /// observe(order, \.lines).subscribe(next: { render($0) })
 /// ```
-@inlinable
+@inlinable @inline(__always)
 public func observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
     if let index = M._$schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
     return _observeComputed(model, keyPath, isEqual: nil)
@@ -78,17 +78,22 @@ func _checkOwner(_ registrar: ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKe
 /// The signal of a computed property or nested path. Inlinable so that the observer (its
 /// getter, its comparison, its callbacks) is specialised for the model and value types in the
 /// caller's module.
-@inlinable
+///
+/// The getter closure is made here, outside the signal's closure, and this function is always
+/// inlined: where the key path is a literal (`observe(invoice, \.total)`), the optimizer can
+/// then turn `$0[keyPath: keyPath]` into a direct call of the getter.
+@inlinable @inline(__always)
 func _observeComputed<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, isEqual: ((V, V) -> Bool)?) -> Signal<V, Never> {
     let box = _WeakModel(model)
     let isEqual = _UncheckedSendable(isEqual)
+    let get: @Sendable (M) -> V = { $0[keyPath: keyPath] }
     return Signal(_unchecked: { sink, lifetime in
         guard let model = box.model else {
             sink(.completed)
             return
         }
         _checkOwner(model._$registrar, M.self, keyPath)
-        let observation = _ComputedObservation(model: model, get: { $0[keyPath: keyPath] }, isEqual: isEqual.value, sink: sink)
+        let observation = _ComputedObservation(model: model, get: get, isEqual: isEqual.value, sink: sink)
         _tieToModel(model._$registrar, lifetime, ending: { sink(.completed) }, cancel: { observation.cancel() })
         observation.recompute()
     })
@@ -143,7 +148,8 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
     @usableFromInline let get: (M) -> V
     @usableFromInline let isEqual: ((V, V) -> Bool)?
     @usableFromInline let sink: @Sendable (Event<V, Never>) -> Void
-    @usableFromInline var last: V?
+    // Touched only on the owner thread (see above): no dynamic exclusivity check.
+    @exclusivity(unchecked) @usableFromInline var last: V?
     @usableFromInline let recorder = _DependencyRecorder()
     @usableFromInline let flags = _TetherFlags.shared
 

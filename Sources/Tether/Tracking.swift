@@ -25,7 +25,20 @@ final class _TetherFlags: Sendable {
     /// computed observer must check whether its recomputation waits for the end of a batch.
     @usableFromInline let batches = Atomic<Int>(0)
 
+    /// The thread-local slot of each thread's `_ThreadContext`, kept here so that hot paths,
+    /// which hold this object already, reach it without a lazy global's `swift_once`.
+    let contextKey: pthread_key_t
+
     @usableFromInline static let shared = _TetherFlags()
+
+    private init() {
+        var key = pthread_key_t()
+        let status = pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<_ThreadContext>.fromOpaque(pointer).release() }
+        }
+        precondition(status == 0, "Tether: pthread_key_create failed (\(status))")
+        contextKey = key
+    }
 
     @usableFromInline var bridgeEnabled: Bool { reads.load(ordering: .relaxed) & 1 != 0 }
 
@@ -59,14 +72,7 @@ final class _ThreadContext {
     @exclusivity(unchecked) var dirty: [any _Recomputable] = []
     @exclusivity(unchecked) var dirtyIDs: Set<ObjectIdentifier> = []
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        let status = pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<_ThreadContext>.fromOpaque(pointer).release() }
-        }
-        precondition(status == 0, "Tether: pthread_key_create failed (\(status))")
-        return key
-    }()
+    private static var key: pthread_key_t { _TetherFlags.shared.contextKey }
 
     /// This thread's context, created on first use.
     static var current: _ThreadContext {
@@ -78,12 +84,6 @@ final class _ThreadContext {
         return context
     }
 
-    /// This thread's context, created on first use, unretained (the thread keeps it alive).
-    static var currentUnmanaged: Unmanaged<_ThreadContext> {
-        if let pointer = pthread_getspecific(key) { return Unmanaged.fromOpaque(pointer) }
-        return Unmanaged.passUnretained(current)
-    }
-
     /// This thread's context if it has one.
     static var existing: _ThreadContext? {
         guard let pointer = pthread_getspecific(key) else { return nil }
@@ -91,9 +91,15 @@ final class _ThreadContext {
     }
 
     /// This thread's context if it has one, unretained (the thread keeps it alive).
-    static var existingUnmanaged: Unmanaged<_ThreadContext>? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
+    static func existingUnmanaged(_ flags: _TetherFlags) -> Unmanaged<_ThreadContext>? {
+        guard let pointer = pthread_getspecific(flags.contextKey) else { return nil }
         return Unmanaged.fromOpaque(pointer)
+    }
+
+    /// This thread's context, created on first use, unretained (the thread keeps it alive).
+    static func currentUnmanaged(_ flags: _TetherFlags) -> Unmanaged<_ThreadContext> {
+        if let pointer = pthread_getspecific(flags.contextKey) { return Unmanaged.fromOpaque(pointer) }
+        return Unmanaged.passUnretained(current)
     }
 
     // MARK: Batches: computed observers recompute once, after every change of a batch.
@@ -221,6 +227,8 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// another model, so the next evaluation observes everything it reads anew.
     private let invalidated = Atomic<Bool>(false)
 
+    private let flags = _TetherFlags.shared
+
     @usableFromInline init() {}
 
     /// Whether `cancel()` was called: the observer must do nothing more.
@@ -252,7 +260,7 @@ final class _DependencyRecorder: @unchecked Sendable {
             diverged = true
             rebuilding = true
         }
-        let context = _ThreadContext.currentUnmanaged
+        let context = _ThreadContext.currentUnmanaged(flags)
         self.context = context
         context._withUnsafeGuaranteedRef { context in
             interrupted = context.recorder
@@ -260,14 +268,14 @@ final class _DependencyRecorder: @unchecked Sendable {
             context.quietDepth = 0
             context.recorder = Unmanaged.passUnretained(self)
         }
-        _TetherFlags.shared.reads.add(2, ordering: .relaxed)
+        flags.reads.add(2, ordering: .relaxed)
     }
 
     /// Ends the evaluation; returns true if it read other properties than the last one
     /// (`commit` must then run).
     @usableFromInline
     func end() -> Bool {
-        _TetherFlags.shared.reads.subtract(2, ordering: .relaxed)
+        flags.reads.subtract(2, ordering: .relaxed)
         context?._withUnsafeGuaranteedRef { context in
             context.recorder = interrupted
             context.quietDepth = savedQuietDepth
