@@ -32,11 +32,21 @@ public struct ModelSchema<Root: AnyObject>: Sendable {
     public let name: String
     /// The tracked properties, in declaration order; `properties[i].index == i`.
     public let properties: [ModelProperty<Root>]
+    /// The computed properties declared in the class body, with their getters (observing one
+    /// calls its getter directly rather than through its key path).
+    public let computedProperties: [ModelComputedProperty<Root>]
 
     /// Creates a schema (called by code that `@Model` generates).
-    public init(name: String, properties: [ModelProperty<Root>]) {
+    public init(name: String, properties: [ModelProperty<Root>], computed: [ModelComputedProperty<Root>] = []) {
         self.name = name
         self.properties = properties
+        self.computedProperties = computed
+    }
+
+    /// The getter of the computed property at `keyPath`, if the schema records it and it
+    /// returns `Value`.
+    public func getter<Value>(for keyPath: AnyKeyPath, as _: Value.Type = Value.self) -> (@Sendable (Root) -> Value)? {
+        computedProperties.first { $0.keyPath == keyPath }?.getter(as: Value.self)
     }
 
     /// The index of the tracked stored property at `keyPath`, or nil for anything else
@@ -117,6 +127,32 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
     /// The property's setter as a typed function, if the property holds `Value`.
     public func setter<Value>(as _: Value.Type = Value.self) -> (@Sendable (Root, Value) -> Void)? {
         typedSet as? @Sendable (Root, Value) -> Void
+    }
+}
+
+/// A computed property of a model type, recorded by `@Model` with its getter.
+///
+/// ```swift
+/// Invoice._$schema.computedProperties.map(\.name)   // ["total"]
+/// ```
+public struct ModelComputedProperty<Root: AnyObject>: Sendable {
+    /// The property's name as declared.
+    public let name: String
+    /// Its key path.
+    public let keyPath: PartialKeyPath<Root> & Sendable
+    /// The getter, typed: a `@Sendable (Root) -> Value` (see `getter(as:)`).
+    private let typedGet: any Sendable
+
+    /// Creates a computed property description (called by code that `@Model` generates).
+    public init<Value>(name: String, keyPath: KeyPath<Root, Value> & Sendable, get: @escaping @Sendable (Root) -> Value) {
+        self.name = name
+        self.keyPath = keyPath
+        self.typedGet = get
+    }
+
+    /// The property's getter as a typed function, if the property returns `Value`.
+    public func getter<Value>(as _: Value.Type = Value.self) -> (@Sendable (Root) -> Value)? {
+        typedGet as? @Sendable (Root) -> Value
     }
 }
 

@@ -28,10 +28,11 @@ final class _WeakModel<M: AnyObject>: @unchecked Sendable {
 /// ```
 ///
 /// Subscribe on the model's thread (the thread that created it, or that `adopt(_:)`ed it).
-@inlinable @inline(__always)
+@inlinable
 public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
-    if let index = M._$schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
-    return _observeComputed(model, keyPath, isEqual: ==)
+    let schema = M._$schema
+    if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
+    return _observeComputed(model, keyPath, getter: schema.getter(for: keyPath), isEqual: ==)
 }
 
 /// The signal of one property of a model whose values are not `Equatable`: like the
@@ -40,10 +41,11 @@ public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V>
 /// ```swift
 /// observe(order, \.lines).subscribe(next: { render($0) })
 /// ```
-@inlinable @inline(__always)
+@inlinable
 public func observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
-    if let index = M._$schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
-    return _observeComputed(model, keyPath, isEqual: nil)
+    let schema = M._$schema
+    if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
+    return _observeComputed(model, keyPath, getter: schema.getter(for: keyPath), isEqual: nil)
 }
 
 /// The signal of a tracked stored property. Inlinable so that the per-change closure is
@@ -77,16 +79,19 @@ func _checkOwner(_ registrar: ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKe
 
 /// The signal of a computed property or nested path. Inlinable so that the observer (its
 /// getter, its comparison, its callbacks) is specialised for the model and value types in the
-/// caller's module.
-///
-/// The getter closure is made here, outside the signal's closure, and this function is always
-/// inlined: where the key path is a literal (`observe(invoice, \.total)`), the optimizer can
-/// then turn `$0[keyPath: keyPath]` into a direct call of the getter.
-@inlinable @inline(__always)
-func _observeComputed<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, isEqual: ((V, V) -> Bool)?) -> Signal<V, Never> {
+/// caller's module. `getter` is the property's getter when the schema records it (a computed
+/// property declared in the class body); otherwise the key path is evaluated (a nested path, or
+/// a property declared in an extension).
+@inlinable
+func _observeComputed<M: Model, V>(
+    _ model: M,
+    _ keyPath: KeyPath<M, V> & Sendable,
+    getter: (@Sendable (M) -> V)?,
+    isEqual: ((V, V) -> Bool)?
+) -> Signal<V, Never> {
     let box = _WeakModel(model)
     let isEqual = _UncheckedSendable(isEqual)
-    let get: @Sendable (M) -> V = { $0[keyPath: keyPath] }
+    let get: @Sendable (M) -> V = getter ?? { $0[keyPath: keyPath] }
     return Signal(_unchecked: { sink, lifetime in
         guard let model = box.model else {
             sink(.completed)

@@ -33,8 +33,36 @@ final class Shapes {
     }
 }
 
+/// Declared in an extension: `@Model` does not see it, so it is observed through its key path.
+extension Shapes {
+    var doubled: Int { value * 2 }
+}
+
 @Suite("Notification path")
 struct NotificationPathTests {
+    // MARK: Computed properties: getters recorded by @Model
+
+    @Test func theSchemaRecordsTheGettersOfComputedPropertiesDeclaredInTheClass() {
+        let schema = Shapes._$schema
+        #expect(schema.computedProperties.map(\.name) == ["value"])
+        let shapes = Shapes()
+        shapes.a = 5
+        #expect(schema.getter(for: \Shapes.value, as: Int.self)?(shapes) == 15)
+        #expect(schema.getter(for: \Shapes.value, as: Double.self) == nil, "another value type")
+        #expect(schema.getter(for: \Shapes.doubled, as: Int.self) == nil, "declared in an extension")
+        #expect(schema.getter(for: \Shapes.a, as: Int.self) == nil, "stored")
+    }
+
+    @Test func aComputedPropertyDeclaredInAnExtensionIsObservedThroughItsKeyPath() {
+        let shapes = Shapes()
+        let doubled = Recorder<Int>()
+        doubled.record(observe(shapes, \.doubled))
+        shapes.a = 2
+        shapes.mode = 1
+        shapes.b = 7                                   // not read in mode 1
+        #expect(doubled.values == [22, 24, 4])
+    }
+
     // MARK: Computed properties: the comparison with the last evaluation
 
     @Test func computedPropertyFollowsEveryChangeOfItsReads() {
