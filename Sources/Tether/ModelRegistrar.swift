@@ -302,7 +302,9 @@ public final class ModelRegistrar: Sendable {
     func notify<M: Model, V>(_ model: M, index: Int, value: V, keyPath: @autoclosure () -> KeyPath<M, V>) {
         var value = value
         var again = false
-        while withUnsafePointer(to: &value, { _deliver(index, UnsafeRawPointer($0), again: again) }) {
+        // The pointer only lives for the call, and nothing writes through it: no stack
+        // protector needed (it would cost a check on every delivery).
+        while _withUnprotectedUnsafePointer(to: &value, { _deliver(index, UnsafeRawPointer($0), again: again) }) {
             again = true
             value = _quietly { model[keyPath: keyPath()] }
         }

@@ -9,7 +9,7 @@ import Synchronization
 /// synchronously on the thread that changed the model.
 @usableFromInline
 final class _WeakModel<M: AnyObject>: @unchecked Sendable {
-    @usableFromInline weak var model: M?
+    @usableFromInline weak let model: M?
     @inlinable init(_ model: M) { self.model = model }
 }
 
@@ -149,7 +149,8 @@ struct _UncheckedSendable<T>: @unchecked Sendable {
 /// recorder's atomic flag and its lock-protected list of observers.
 @usableFromInline
 final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendable {
-    @usableFromInline weak var model: M?
+    // `let`: a weak `var` would be loaded with a dynamic exclusivity check on every update.
+    @usableFromInline weak let model: M?
     @usableFromInline let get: (M) -> V
     @usableFromInline let isEqual: ((V, V) -> Bool)?
     @usableFromInline let sink: @Sendable (Event<V, Never>) -> Void
