@@ -188,28 +188,32 @@ public final class ModelRegistrar: Sendable {
     @inlinable @inline(__always)
     public func access<M: Model, V>(_ model: M, index: Int, _ keyPath: @autoclosure () -> KeyPath<M, V>) {
         if flags.reads.load(ordering: .relaxed) == 0 { return }
-        _accessSlow(model, index: index, keyPath)
+        if _recordRead(index) { return }
+        _bridgeRead(model, index: index, keyPath)
     }
 
+    /// Records a read made by Tether itself (a computed property's evaluation, or a read inside
+    /// `_quietly`): returns true if the read was Tether's, which Observation must not hear of
+    /// (its `withObservationTracking` did not make it).
     @usableFromInline
-    func _accessSlow<M: Model, V>(_ model: M, index: Int, _ keyPath: () -> KeyPath<M, V>) {
-        if flags.trackingActive, let context = _ThreadContext.existingUnmanaged(flags) {
-            // Tether's own read (a computed property's evaluation, the first value of an
-            // observation): recorded by the evaluation's recorder, and not reported to
-            // Observation, whose `withObservationTracking` did not make it.
-            let ours = context._withUnsafeGuaranteedRef { context -> Bool in
-                if context.quietDepth > 0 { return true }
-                guard let recorder = context.recorder else { return false }
-                recorder._withUnsafeGuaranteedRef { $0.record(self, index) }
-                return true
-            }
-            if ours { return }
+    func _recordRead(_ index: Int) -> Bool {
+        guard flags.trackingActive, let context = _ThreadContext.existingUnmanaged(flags) else { return false }
+        return context._withUnsafeGuaranteedRef { context -> Bool in
+            if context.quietDepth > 0 { return true }
+            guard let recorder = context.recorder else { return false }
+            recorder._withUnsafeGuaranteedRef { $0.record(self, index) }
+            return true
         }
-        if flags.bridgeEnabled {
-            let bit = Self.slotBit(index)
-            if bridged.load(ordering: .relaxed) & bit == 0 { bridged.bitwiseOr(bit, ordering: .relaxed) }
-            observation.access(model, keyPath: keyPath())
-        }
+    }
+
+    /// Reports a read to Observation (if the bridge is on), and remembers that Observation may
+    /// now observe the property.
+    @usableFromInline
+    func _bridgeRead<M: Model, V>(_ model: M, index: Int, _ keyPath: () -> KeyPath<M, V>) {
+        guard flags.bridgeEnabled else { return }
+        let bit = Self.slotBit(index)
+        if bridged.load(ordering: .relaxed) & bit == 0 { bridged.bitwiseOr(bit, ordering: .relaxed) }
+        observation.access(model, keyPath: keyPath())
     }
 
     /// Called before a write; returns true if the setter must call `didSet` after storing.
@@ -463,7 +467,10 @@ public final class ModelRegistrar: Sendable {
 
     /// Whether the calling thread is the model's owner thread.
     @inlinable
-    public var isOnOwnerThread: Bool { owner.load(ordering: .relaxed) == _currentThreadID() }
+    public var isOnOwnerThread: Bool {
+        let owner = owner.load(ordering: .relaxed)
+        return owner == _currentThreadID()
+    }
 
     /// Makes the calling thread the model's owner thread.
     public func adoptOnCurrentThread() {

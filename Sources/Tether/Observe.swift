@@ -45,7 +45,7 @@ public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V>
 public func observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
     let schema = M._$schema
     if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
-    return _observeComputed(model, keyPath, getter: schema.getter(for: keyPath), isEqual: nil)
+    return _observeComputed(model, keyPath, getter: schema.getter(for: keyPath), isEqual: { _, _ in false })
 }
 
 /// The signal of a tracked stored property. Inlinable so that the per-change closure is
@@ -87,7 +87,7 @@ func _observeComputed<M: Model, V>(
     _ model: M,
     _ keyPath: KeyPath<M, V> & Sendable,
     getter: (@Sendable (M) -> V)?,
-    isEqual: ((V, V) -> Bool)?
+    isEqual: @escaping (V, V) -> Bool
 ) -> Signal<V, Never> {
     let box = _WeakModel(model)
     let isEqual = _UncheckedSendable(isEqual)
@@ -152,7 +152,8 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
     // `let`: a weak `var` would be loaded with a dynamic exclusivity check on every update.
     @usableFromInline weak let model: M?
     @usableFromInline let get: (M) -> V
-    @usableFromInline let isEqual: ((V, V) -> Bool)?
+    /// Whether two values are equal (for a value type that is not `Equatable`: never).
+    @usableFromInline let isEqual: (V, V) -> Bool
     @usableFromInline let sink: @Sendable (Event<V, Never>) -> Void
     // Touched only on the owner thread (see above): no dynamic exclusivity check.
     @exclusivity(unchecked) @usableFromInline var last: V?
@@ -160,7 +161,7 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
     @usableFromInline let flags = _TetherFlags.shared
 
     @inlinable
-    init(model: M, get: @escaping (M) -> V, isEqual: ((V, V) -> Bool)?, sink: @escaping @Sendable (Event<V, Never>) -> Void) {
+    init(model: M, get: @escaping (M) -> V, isEqual: @escaping (V, V) -> Bool, sink: @escaping @Sendable (Event<V, Never>) -> Void) {
         self.model = model
         self.get = get
         self.isEqual = isEqual
@@ -194,7 +195,7 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
                 )
             })
         }
-        if let last, let isEqual, isEqual(last, value) { return }
+        if let last, isEqual(last, value) { return }
         last = value
         sink(.next(value))
     }

@@ -391,8 +391,9 @@ extension Model {
     }
 }
 
-/// The calling thread's id, compared with a model's owner thread.
-@usableFromInline
+/// The calling thread's id, compared with a model's owner thread. Inlinable: an opaque call
+/// here would make callers keep the registrar they are checking retained across it.
+@inlinable
 func _currentThreadID() -> UInt {
     #if canImport(Glibc)
     return UInt(pthread_self())

@@ -235,10 +235,7 @@ final class _TerminalSubscriber<Value, Failure: Error>: Sendable {
         self.lifetime = lifetime
     }
 
-    // Always inlined into the subscription's sink closure: called out of line, the event
-    // is passed in registers loaded from the caller's stack with a wider load than the
-    // caller's store of its tag, a store-forwarding stall of about 4 ns per event.
-    @inlinable @inline(__always)
+    @inlinable
     func receive(_ event: Event<Value, Failure>) {
         switch event {
         case .next(let value):
