@@ -184,17 +184,28 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
     @inlinable
     func recompute() {
         guard !recorder.isCancelled, let model else { return }
-        recorder.begin()
-        let value = get(model)
-        if recorder.end() {
-            let recorder = self.recorder
-            recorder.commit(makeObserver: {
-                _SlotObserver(
-                    onChange: { [self] _, _ in dependencyChanged() },
-                    onEnd: { recorder.invalidate() }
-                )
-            })
+        if recorder.isEvaluating {
+            // The getter itself changed a property it depends on: evaluate again when it returns.
+            recorder.needsEvaluation = true
+            return
         }
+        var value: V
+        var rounds = 0
+        repeat {
+            rounds += 1
+            precondition(rounds <= 1_000, "Tether: the getter observed as \(M.self) -> \(V.self) changes what it reads on every evaluation")
+            recorder.begin()
+            value = get(model)
+            if recorder.end() {
+                let recorder = self.recorder
+                recorder.commit(makeObserver: {
+                    _SlotObserver(
+                        onChange: { [self] _, _ in dependencyChanged() },
+                        onEnd: { recorder.invalidate() }
+                    )
+                })
+            }
+        } while recorder.takeNeedsEvaluation()
         if let last, isEqual(last, value) { return }
         last = value
         sink(.next(value))

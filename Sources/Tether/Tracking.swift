@@ -216,7 +216,7 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// While evaluating: the thread's context, the recorder this evaluation interrupted, and
     /// the thread's count of Tether's own reads, put aside (an evaluation records its reads
     /// even if it started inside `_quietly`).
-    @exclusivity(unchecked) private var context: Unmanaged<_ThreadContext>?
+    @exclusivity(unchecked) @usableFromInline var context: Unmanaged<_ThreadContext>?
     @exclusivity(unchecked) private var interrupted: Unmanaged<_DependencyRecorder>?
     @exclusivity(unchecked) private var savedQuietDepth = 0
     /// Removes the observer of each dependency of `expected`, in the same order; nil once
@@ -230,6 +230,20 @@ final class _DependencyRecorder: @unchecked Sendable {
     private let flags = _TetherFlags.shared
 
     @usableFromInline init() {}
+
+    /// Whether an evaluation is running (between `begin()` and `end()`).
+    @inlinable var isEvaluating: Bool { context != nil }
+    /// Set when a dependency changed during the evaluation (the getter wrote a property it
+    /// reads): the observer evaluates again once the current evaluation is over.
+    @exclusivity(unchecked) @usableFromInline var needsEvaluation = false
+
+    /// Returns `needsEvaluation` and clears it.
+    @inlinable
+    func takeNeedsEvaluation() -> Bool {
+        guard needsEvaluation else { return false }
+        needsEvaluation = false
+        return true
+    }
 
     /// Whether `cancel()` was called: the observer must do nothing more.
     @inlinable var isCancelled: Bool { cancelledFlag.load(ordering: .relaxed) }

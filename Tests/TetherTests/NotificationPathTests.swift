@@ -33,6 +33,17 @@ final class Shapes {
     }
 }
 
+/// A getter with a side effect: it clamps `raw`, a property it reads.
+@Model
+final class Clamped {
+    var raw = 0
+    var limit = 10
+    var clamped: Int {
+        if raw > limit { raw = limit }
+        return raw
+    }
+}
+
 /// Declared in an extension: `@Model` does not see it, so it is observed through its key path.
 extension Shapes {
     var doubled: Int { value * 2 }
@@ -119,6 +130,18 @@ struct NotificationPathTests {
         #expect(customer._$registrar.observerCount(index: 0) == 0, "the freed order's observer is gone")
         customer.name = "B"
         #expect(names.values == ["A"])
+    }
+
+    @Test func aGetterThatChangesWhatItReadsIsEvaluatedAgainAfterwards() {
+        let clamped = Clamped()
+        let values = Recorder<Int>()
+        values.record(observe(clamped, \.clamped))
+        clamped.raw = 15          // delivered to the getter, which writes raw = 10 meanwhile
+        clamped.limit = 5         // the getter writes raw = 5 during its own evaluation
+        clamped.raw = 3
+        #expect(values.values == [0, 10, 5, 3])
+        #expect(clamped.raw == 3)
+        #expect((0..<2).map { clamped._$registrar.observerCount(index: $0) } == [1, 1])
     }
 
     // MARK: Observer lists: copies on the owner thread
