@@ -159,10 +159,13 @@ public struct ModelComputedProperty<Root: AnyObject>: Sendable {
 /// Whether reads and writes of `@Model` properties are reported to Swift's Observation
 /// (`withObservationTracking`, `Observations`). On by default.
 ///
-/// Observation's registrar takes a lock and hashes the key path on every write (about 30 ns
-/// here, see docs/PERFORMANCE.md); Tether's own observers do not need it. An app that never
-/// uses Observation can switch the bridge off once, at start-up, to make writes nearly as cheap
-/// as plain stored properties.
+/// With the bridge on, every read of a tracked property (except Tether's own reads: an
+/// observation's first value, a computed property's evaluation) is reported to Observation, and
+/// from then on every write of that property of that model too: only a property read this way
+/// can have Observation observers, and Observation cannot tell when it has none left. Reporting
+/// a write costs Observation's lock and a key path lookup (see W5c in docs/PERFORMANCE.md); a
+/// property never read outside Tether costs nothing more. Tether's own observers need none of
+/// it: an app that never uses Observation can switch the bridge off once, at start-up.
 ///
 /// ```swift
 /// ObservationBridge.isEnabled = false   // this app observes models only through Tether
