@@ -3,12 +3,8 @@ import Synchronization
 
 /// One observer of one tracked property (or of every property, in the last slot).
 ///
-/// `onChange` receives the property's index and a pointer to the change as an event,
-/// `Event<V, Never>.next(newValue)` (`V` the property's type), valid only during the call: a
-/// stored-property observer hands it to its subscriber as it is, without boxing the value or
-/// building the event again. (The event is built before the delivery's bookkeeping: rebuilt
-/// just before the subscriber's call, its tag would still be in the store buffer when the
-/// subscriber's thunk loads it with a wider load, a stall of a few ns.)
+/// `onChange` receives the property's index and a pointer to its new value, valid only during
+/// the call (so a stored-property observer can read the value without boxing it).
 @usableFromInline
 package final class _SlotObserver: Sendable {
     @usableFromInline let onChange: @Sendable (Int, UnsafeRawPointer) -> Void
@@ -308,18 +304,18 @@ public final class ModelRegistrar: Sendable {
     /// the order they were set).
     @inlinable
     func notify<M: Model, V>(_ model: M, index: Int, value: V, keyPath: @autoclosure () -> KeyPath<M, V>) {
-        var change = Event<V, Never>.next(value)
+        var value = value
         var again = false
         // The pointer only lives for the call, and nothing writes through it: no stack
         // protector needed (it would cost a check on every delivery).
-        while _withUnprotectedUnsafePointer(to: &change, { _deliver(index, UnsafeRawPointer($0), again: again) }) {
+        while _withUnprotectedUnsafePointer(to: &value, { _deliver(index, UnsafeRawPointer($0), again: again) }) {
             again = true
-            change = .next(_quietly { model[keyPath: keyPath()] })
+            value = _quietly { model[keyPath: keyPath()] }
         }
     }
 
-    /// Calls the observers of property `index` and the every-property observers with the change
-    /// at `value` (an `Event<V, Never>.next`, see `_SlotObserver`), on the owner thread. A first call (`again == false`) made while the same
+    /// Calls the observers of property `index` and the every-property observers with the value
+    /// at `value` (on the owner thread). A first call (`again == false`) made while the same
     /// property is being delivered only marks it dirty and returns false. Returns true when the
     /// property changed again during the delivery: the caller reads its current value and calls
     /// again with `again == true`; false when the delivery is over.

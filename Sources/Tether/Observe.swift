@@ -60,7 +60,7 @@ func _observeStored<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable
         }
         _checkOwner(model._$registrar, M.self, keyPath)
         let observer = _SlotObserver(
-            onChange: { _, change in sink(change.assumingMemoryBound(to: Event<V, Never>.self).pointee) },
+            onChange: { _, pointer in sink(.next(pointer.assumingMemoryBound(to: V.self).pointee)) },
             onEnd: { sink(.completed) }
         )
         lifetime.add(model._$registrar.addObserver(index: index, observer))
