@@ -300,10 +300,10 @@ final class _DependencyRecorder: @unchecked Sendable {
     }
 
     /// Makes the dependencies those of the evaluation that just ended: keeps the observers of
-    /// properties still read, adds one (made by `makeObserver`) for each new one, and removes
-    /// the others.
+    /// properties still read, adds one (made by `makeObserver` for the registrar it goes to)
+    /// for each new one, and removes the others.
     @usableFromInline
-    func commit(makeObserver: () -> _SlotObserver) {
+    func commit(makeObserver: (ModelRegistrar) -> _SlotObserver) {
         defer { fresh.removeAll(keepingCapacity: true) }
         guard let old = removals.withLock({ $0 }) else { return }   // cancelled
         var keys = ContiguousArray(expected[0..<matched])
@@ -317,7 +317,7 @@ final class _DependencyRecorder: @unchecked Sendable {
                 reused[position] = true
                 kept.append(old[position])
             } else {
-                kept.append(registrar.addObserver(index: index, makeObserver()))
+                kept.append(registrar.addObserver(index: index, makeObserver(registrar)))
             }
         }
         let dropped = old.indices.filter { !reused[$0] }.map { old[$0] }
