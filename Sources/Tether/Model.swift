@@ -46,7 +46,13 @@ public struct ModelSchema<Root: AnyObject>: Sendable {
     /// The getter of the computed property at `keyPath`, if the schema records it and it
     /// returns `Value`.
     public func getter<Value>(for keyPath: AnyKeyPath, as _: Value.Type = Value.self) -> (@Sendable (Root) -> Value)? {
-        computedProperties.first { $0.keyPath == keyPath }?.getter(as: Value.self)
+        _getter(for: keyPath, as: Value.self)?.get
+    }
+
+    /// The same getter in its box (see `_Getter`).
+    @usableFromInline
+    func _getter<Value>(for keyPath: AnyKeyPath, as _: Value.Type) -> _Getter<Root, Value>? {
+        computedProperties.first { $0.keyPath == keyPath }?.typedGet as? _Getter<Root, Value>
     }
 
     /// The index of the tracked stored property at `keyPath`, or nil for anything else
@@ -140,20 +146,29 @@ public struct ModelComputedProperty<Root: AnyObject>: Sendable {
     public let name: String
     /// Its key path.
     public let keyPath: PartialKeyPath<Root> & Sendable
-    /// The getter, typed: a `@Sendable (Root) -> Value` (see `getter(as:)`).
-    private let typedGet: any Sendable
+    /// The getter, typed: a `_Getter<Root, Value>` (see `getter(as:)`).
+    let typedGet: any Sendable
 
     /// Creates a computed property description (called by code that `@Model` generates).
     public init<Value>(name: String, keyPath: KeyPath<Root, Value> & Sendable, get: @escaping @Sendable (Root) -> Value) {
         self.name = name
         self.keyPath = keyPath
-        self.typedGet = get
+        self.typedGet = _Getter(get)
     }
 
     /// The property's getter as a typed function, if the property returns `Value`.
     public func getter<Value>(as _: Value.Type = Value.self) -> (@Sendable (Root) -> Value)? {
-        typedGet as? @Sendable (Root) -> Value
+        (typedGet as? _Getter<Root, Value>)?.get
     }
+}
+
+/// A getter in a box. Handed around as this class, the function keeps the calling convention
+/// it was stored with; a function value cast from `any Sendable` to a function type, then
+/// stored again, is wrapped in reabstraction thunks (four of them on every call, measured).
+@usableFromInline
+final class _Getter<Root, Value>: Sendable {
+    @usableFromInline let get: @Sendable (Root) -> Value
+    @inlinable init(_ get: @escaping @Sendable (Root) -> Value) { self.get = get }
 }
 
 /// Whether reads and writes of `@Model` properties are reported to Swift's Observation

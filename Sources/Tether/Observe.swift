@@ -32,7 +32,7 @@ final class _WeakModel<M: AnyObject>: @unchecked Sendable {
 public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
     let schema = M._$schema
     if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
-    return _observeComputed(model, keyPath, getter: schema.getter(for: keyPath), isEqual: ==)
+    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), isEqual: ==)
 }
 
 /// The signal of one property of a model whose values are not `Equatable`: like the
@@ -45,7 +45,7 @@ public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V>
 public func observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
     let schema = M._$schema
     if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
-    return _observeComputed(model, keyPath, getter: schema.getter(for: keyPath), isEqual: { _, _ in false })
+    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), isEqual: { _, _ in false })
 }
 
 /// The signal of a tracked stored property. Inlinable so that the per-change closure is
@@ -86,12 +86,12 @@ func _checkOwner(_ registrar: ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKe
 func _observeComputed<M: Model, V>(
     _ model: M,
     _ keyPath: KeyPath<M, V> & Sendable,
-    getter: (@Sendable (M) -> V)?,
+    getter: _Getter<M, V>?,
     isEqual: @escaping (V, V) -> Bool
 ) -> Signal<V, Never> {
     let box = _WeakModel(model)
     let isEqual = _UncheckedSendable(isEqual)
-    let get: @Sendable (M) -> V = getter ?? { $0[keyPath: keyPath] }
+    let get = getter ?? _Getter { $0[keyPath: keyPath] }
     return Signal(_unchecked: { sink, lifetime in
         guard let model = box.model else {
             sink(.completed)
@@ -161,7 +161,7 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
     @usableFromInline let unretainedModel: Unmanaged<M>
     /// The model's registrar, by identity: changes it delivers come with the model alive.
     @usableFromInline let modelRegistrar: ObjectIdentifier
-    @usableFromInline let get: (M) -> V
+    @usableFromInline let get: _Getter<M, V>
     /// Whether two values are equal (for a value type that is not `Equatable`: never).
     @usableFromInline let isEqual: (V, V) -> Bool
     @usableFromInline let sink: @Sendable (Event<V, Never>) -> Void
@@ -171,7 +171,7 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
     @usableFromInline let flags = _TetherFlags.shared
 
     @inlinable
-    init(model: M, get: @escaping (M) -> V, isEqual: @escaping (V, V) -> Bool, sink: @escaping @Sendable (Event<V, Never>) -> Void) {
+    init(model: M, get: _Getter<M, V>, isEqual: @escaping (V, V) -> Bool, sink: @escaping @Sendable (Event<V, Never>) -> Void) {
         self.model = model
         self.unretainedModel = Unmanaged.passUnretained(model)
         self.modelRegistrar = ObjectIdentifier(model._$registrar)
@@ -218,7 +218,7 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
             rounds += 1
             precondition(rounds <= 1_000, "Tether: the getter observed as \(M.self) -> \(V.self) changes what it reads on every evaluation")
             recorder.begin()
-            value = get(model)
+            value = get.get(model)
             if recorder.end() {
                 let recorder = self.recorder
                 let modelRegistrar = self.modelRegistrar
