@@ -67,7 +67,9 @@ MODEL_WORKLOADS = [
       (TETHER_ON, "Tether tracked property, same `@inline(never)` setter, bridge on (default)"),
       (TETHER_OFF, "Tether tracked property, same `@inline(never)` setter, bridge off"),
       ("inlined:" + TETHER_ON, "(for reference) Tether, set inline in the loop, bridge on"),
-      ("inlined:" + TETHER_OFF, "(for reference) Tether, set inline in the loop, bridge off")],
+      ("inlined:" + TETHER_OFF, "(for reference) Tether, set inline in the loop, bridge off"),
+      ("read once:" + TETHER_ON, "(for reference) Tether, same setter, bridge on, the property read once before "
+       "(Observation may observe it)")],
      "Tether <= 3x a plain stored property set", 3.0, [TETHER_ON, TETHER_OFF]),
     ("W5d", "observe a computed total over 3 tracked inputs, change one input", "ns per update",
      "W5d computed total per update",
@@ -262,9 +264,12 @@ def persistence_summary(results):
 
 
 def model_name(base, version):
-    """The benchmark name of one version ("inlined:" versions add ", inlined" to the base)."""
+    """The benchmark name of one version ("inlined:" and "read once:" versions add ", inlined" or
+    ", read once" to the base)."""
     if version.startswith("inlined:"):
         return f"{base}, inlined — {version[len('inlined:'):]}"
+    if version.startswith("read once:"):
+        return f"{base}, read once — {version[len('read once:'):]}"
     return f"{base} — {version}"
 
 

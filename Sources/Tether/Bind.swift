@@ -52,6 +52,7 @@ public enum BindingDiagnostics {
 /// ```swift
 /// bind(priceField.values, to: invoice, \.unitPrice)
 /// ```
+@inlinable
 @discardableResult
 public func bind<M: Model, V, F: Error>(
     _ signal: Signal<V, F>,
@@ -69,6 +70,7 @@ public func bind<M: Model, V, F: Error>(
 /// ```swift
 /// bind(parsedQuantity, to: invoice, \.quantity, nilValue: 0)
 /// ```
+@inlinable
 @discardableResult
 public func bind<M: Model, V, F: Error>(
     _ signal: Signal<V?, F>,
@@ -86,6 +88,7 @@ public func bind<M: Model, V, F: Error>(
 /// ```swift
 /// bind(discountField.values, to: invoice, \.discount, nilValue: 0)   // cleared field -> 0
 /// ```
+@inlinable
 @discardableResult
 public func bind<M: Model, V, F: Error>(
     _ signal: Signal<V?, F>,
@@ -98,6 +101,9 @@ public func bind<M: Model, V, F: Error>(
     _bind(signal, to: model, keyPath, on: scheduler, onError: onError) { $0 ?? nilValue }
 }
 
+/// The binding itself. Inlinable so that the per-value closure (the model check and the
+/// assignment) is specialised for the value type in the caller's module.
+@inlinable
 func _bind<M: Model, Input, V, F: Error>(
     _ signal: Signal<Input, F>,
     to model: M,
@@ -107,27 +113,11 @@ func _bind<M: Model, Input, V, F: Error>(
     convert: @escaping @Sendable (Input) -> V
 ) -> any Disposable {
     let box = _WeakModel(model)
-    let registrarBox = _WeakModel(model._$registrar)
     let modelName = String(describing: M.self)
     let (propertyName, assign) = _assigner(M.self, keyPath)
     let report: @Sendable (BindingError) -> Void = onError ?? { BindingDiagnostics.report($0) }
     let binding = SerialDisposable()
-
-    let source: Signal<Input, F>
-    if let scheduler {
-        source = Signal(_unchecked: { sink, lifetime in
-            signal._run({ event in
-                // Hop to the model's scheduler; a serial scheduler keeps the order. Deliveries
-                // still queued when the binding ends are dropped.
-                let delivery = _UncheckedSendable(event)
-                scheduler.schedule { if !lifetime.isDisposed { sink(delivery.value) } }
-            }, lifetime)
-        })
-    } else {
-        source = signal
-    }
-
-    let subscription = source.subscribe(
+    let subscription = _onScheduler(signal, scheduler).subscribe(
         next: { value in
             guard let model = box.model else {
                 binding.dispose()
@@ -146,13 +136,35 @@ func _bind<M: Model, Input, V, F: Error>(
         },
         completed: { binding.dispose() }
     )
-    // The binding ends with the model: the model's lifetime disposes it.
-    model._$registrar.lifetime.add(binding)
+    _tieBinding(binding, subscription, to: model._$registrar)
+    return binding
+}
+
+/// `signal`, or (with a scheduler) `signal` with each event handed to `scheduler` (for a
+/// binding whose values arrive on another thread).
+@usableFromInline
+func _onScheduler<Input, F: Error>(_ signal: Signal<Input, F>, _ scheduler: (any Scheduler)?) -> Signal<Input, F> {
+    guard let scheduler else { return signal }
+    return Signal(_unchecked: { sink, lifetime in
+        signal._run({ event in
+            // Hop to the model's scheduler; a serial scheduler keeps the order. Deliveries
+            // still queued when the binding ends are dropped.
+            let delivery = _UncheckedSendable(event)
+            scheduler.schedule { if !lifetime.isDisposed { sink(delivery.value) } }
+        }, lifetime)
+    })
+}
+
+/// Ends `binding` with the model (the model's lifetime disposes it), and makes disposing
+/// `binding` end `subscription` and forget the model's reference to it.
+@usableFromInline
+func _tieBinding(_ binding: SerialDisposable, _ subscription: any Disposable, to registrar: ModelRegistrar) {
+    registrar.lifetime.add(binding)
+    let registrarBox = _WeakModel(registrar)
     binding.inner = ActionDisposable {
         subscription.dispose()
         if let registrar = registrarBox.model { registrar.lifetime.remove(binding) }
     }
-    return binding
 }
 
 extension Signal {
@@ -212,6 +224,7 @@ extension Signal {
 
 /// The name of the property at `keyPath` (for messages) and the fastest way to assign it: a
 /// tracked property's generated setter is a direct call; a key-path write is much slower.
+@usableFromInline
 func _assigner<M: Model, V>(
     _: M.Type,
     _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable

@@ -32,11 +32,27 @@ public struct ModelSchema<Root: AnyObject>: Sendable {
     public let name: String
     /// The tracked properties, in declaration order; `properties[i].index == i`.
     public let properties: [ModelProperty<Root>]
+    /// The computed properties declared in the class body, with their getters (observing one
+    /// calls its getter directly rather than through its key path).
+    public let computedProperties: [ModelComputedProperty<Root>]
 
     /// Creates a schema (called by code that `@Model` generates).
-    public init(name: String, properties: [ModelProperty<Root>]) {
+    public init(name: String, properties: [ModelProperty<Root>], computed: [ModelComputedProperty<Root>] = []) {
         self.name = name
         self.properties = properties
+        self.computedProperties = computed
+    }
+
+    /// The getter of the computed property at `keyPath`, if the schema records it and it
+    /// returns `Value`.
+    public func getter<Value>(for keyPath: AnyKeyPath, as _: Value.Type = Value.self) -> (@Sendable (Root) -> Value)? {
+        _getter(for: keyPath, as: Value.self)?.get
+    }
+
+    /// The same getter in its box (see `_Getter`).
+    @usableFromInline
+    func _getter<Value>(for keyPath: AnyKeyPath, as _: Value.Type) -> _Getter<Root, Value>? {
+        computedProperties.first { $0.keyPath == keyPath }?.typedGet as? _Getter<Root, Value>
     }
 
     /// The index of the tracked stored property at `keyPath`, or nil for anything else
@@ -120,13 +136,51 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
     }
 }
 
+/// A computed property of a model type, recorded by `@Model` with its getter.
+///
+/// ```swift
+/// Invoice._$schema.computedProperties.map(\.name)   // ["total"]
+/// ```
+public struct ModelComputedProperty<Root: AnyObject>: Sendable {
+    /// The property's name as declared.
+    public let name: String
+    /// Its key path.
+    public let keyPath: PartialKeyPath<Root> & Sendable
+    /// The getter, typed: a `_Getter<Root, Value>` (see `getter(as:)`).
+    let typedGet: any Sendable
+
+    /// Creates a computed property description (called by code that `@Model` generates).
+    public init<Value>(name: String, keyPath: KeyPath<Root, Value> & Sendable, get: @escaping @Sendable (Root) -> Value) {
+        self.name = name
+        self.keyPath = keyPath
+        self.typedGet = _Getter(get)
+    }
+
+    /// The property's getter as a typed function, if the property returns `Value`.
+    public func getter<Value>(as _: Value.Type = Value.self) -> (@Sendable (Root) -> Value)? {
+        (typedGet as? _Getter<Root, Value>)?.get
+    }
+}
+
+/// A getter in a box. Handed around as this class, the function keeps the calling convention
+/// it was stored with; a function value cast from `any Sendable` to a function type, then
+/// stored again, is wrapped in reabstraction thunks (four of them on every call, measured).
+@usableFromInline
+final class _Getter<Root, Value>: Sendable {
+    @usableFromInline let get: @Sendable (Root) -> Value
+    @inlinable init(_ get: @escaping @Sendable (Root) -> Value) { self.get = get }
+}
+
 /// Whether reads and writes of `@Model` properties are reported to Swift's Observation
 /// (`withObservationTracking`, `Observations`). On by default.
 ///
-/// Observation's registrar takes a lock and hashes the key path on every write (about 30 ns
-/// here, see docs/PERFORMANCE.md); Tether's own observers do not need it. An app that never
-/// uses Observation can switch the bridge off once, at start-up, to make writes nearly as cheap
-/// as plain stored properties.
+/// With the bridge on, every read of a tracked property (except Tether's own reads: an
+/// observation's first value, a computed property's evaluation) is reported to Observation, and
+/// from then on every write of that property of that model too: only a property read this way
+/// can have Observation observers, and Observation cannot tell when it has none left. Reporting
+/// a write costs Observation's lock and a key path lookup (see W5c in docs/PERFORMANCE.md); a
+/// property never read outside Tether costs nothing more. Tether's own observers need none of
+/// it: an app that never uses Observation can switch the bridge off once, at start-up.
 ///
 /// ```swift
 /// ObservationBridge.isEnabled = false   // this app observes models only through Tether

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A weak reference to a model, carried by signals and bindings so they never keep it alive.
 ///
 /// Why `@unchecked Sendable` is safe: the box is immutable apart from the weak reference, which
@@ -7,7 +9,7 @@
 /// synchronously on the thread that changed the model.
 @usableFromInline
 final class _WeakModel<M: AnyObject>: @unchecked Sendable {
-    @usableFromInline weak var model: M?
+    @usableFromInline weak let model: M?
     @inlinable init(_ model: M) { self.model = model }
 }
 
@@ -28,8 +30,9 @@ final class _WeakModel<M: AnyObject>: @unchecked Sendable {
 /// Subscribe on the model's thread (the thread that created it, or that `adopt(_:)`ed it).
 @inlinable
 public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
-    if let index = M._$schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
-    return _observeComputed(model, keyPath, isEqual: ==)
+    let schema = M._$schema
+    if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
+    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), isEqual: ==)
 }
 
 /// The signal of one property of a model whose values are not `Equatable`: like the
@@ -40,8 +43,9 @@ public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V>
 /// ```
 @inlinable
 public func observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
-    if let index = M._$schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
-    return _observeComputed(model, keyPath, isEqual: nil)
+    let schema = M._$schema
+    if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
+    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), isEqual: { _, _ in false })
 }
 
 /// The signal of a tracked stored property. Inlinable so that the per-change closure is
@@ -60,7 +64,8 @@ func _observeStored<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable
             onEnd: { sink(.completed) }
         )
         lifetime.add(model._$registrar.addObserver(index: index, observer))
-        sink(.next(model[keyPath: keyPath]))
+        // Tether's own read: not reported to Observation (see `_quietly`).
+        sink(.next(_quietly { model[keyPath: keyPath] }))
     })
 }
 
@@ -72,30 +77,50 @@ func _checkOwner(_ registrar: ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKe
     )
 }
 
-@usableFromInline
-func _observeComputed<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, isEqual: ((V, V) -> Bool)?) -> Signal<V, Never> {
+/// The signal of a computed property or nested path. Inlinable so that the observer (its
+/// getter, its comparison, its callbacks) is specialised for the model and value types in the
+/// caller's module. `getter` is the property's getter when the schema records it (a computed
+/// property declared in the class body); otherwise the key path is evaluated (a nested path, or
+/// a property declared in an extension).
+@inlinable
+func _observeComputed<M: Model, V>(
+    _ model: M,
+    _ keyPath: KeyPath<M, V> & Sendable,
+    getter: _Getter<M, V>?,
+    isEqual: @escaping (V, V) -> Bool
+) -> Signal<V, Never> {
     let box = _WeakModel(model)
     let isEqual = _UncheckedSendable(isEqual)
+    let get = getter ?? _Getter { $0[keyPath: keyPath] }
     return Signal(_unchecked: { sink, lifetime in
         guard let model = box.model else {
             sink(.completed)
             return
         }
-        precondition(
-            model._$registrar.isOnOwnerThread,
-            "Tether: observe(\(M.self), \(keyPath)) subscribed off the model's thread; subscribe on its thread or adopt(_:) it"
-        )
-        let observation = _ComputedObservation(model: model, keyPath: keyPath, isEqual: isEqual.value, sink: sink)
-        let ending = ActionDisposable { sink(.completed) }
-        model._$registrar.lifetime.add(ending)
-        let registrar = _WeakModel(model._$registrar)
-        lifetime.add {
-            observation.cancel()
-            ending.dispose()
-            registrar.model?.lifetime.remove(ending)
-        }
+        _checkOwner(model._$registrar, M.self, keyPath)
+        let observation = _ComputedObservation(model: model, get: get, isEqual: isEqual.value, sink: sink)
+        _tieToModel(model._$registrar, lifetime, ending: { sink(.completed) }, cancel: { observation.cancel() })
         observation.recompute()
     })
+}
+
+/// Ties a computed observation to its model and its subscription: the model's end completes it
+/// (`ending`), and the subscription's end cancels it and forgets the model's `ending`.
+@usableFromInline
+func _tieToModel(
+    _ registrar: ModelRegistrar,
+    _ lifetime: CompoundDisposable,
+    ending: @escaping @Sendable () -> Void,
+    cancel: @escaping @Sendable () -> Void
+) {
+    let ending = ActionDisposable(ending)
+    registrar.lifetime.add(ending)
+    let weakRegistrar = _WeakModel(registrar)
+    lifetime.add {
+        cancel()
+        ending.dispose()
+        weakRegistrar.model?.lifetime.remove(ending)
+    }
 }
 
 /// Carries a non-Sendable value into a `@Sendable` closure.
@@ -105,105 +130,110 @@ func _observeComputed<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendab
 /// that is only used on the model's owner thread, checked with `isOnOwnerThread` before use, or
 /// an event handed to a serial scheduler, whose queue orders the hand-over (the sender keeps
 /// no reference to it).
+@usableFromInline
 struct _UncheckedSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
+    @usableFromInline let value: T
+    @inlinable init(_ value: T) { self.value = value }
 }
 
 /// Observes a computed property (or nested path): evaluates it while recording which tracked
 /// properties it reads, observes those, and re-evaluates (and re-records) when one changes.
 ///
+/// Its methods are inlinable, so the per-update path (`dependencyChanged`, `recompute`) runs as
+/// code specialised for `M` and `V`: the observers it registers call it from closures made in
+/// that specialised code.
+///
+/// The model is held weakly (observing never keeps it alive). Loading a weak reference and
+/// releasing what it returns are atomic operations on the model's side table, about half the
+/// cost of an update; so when the change comes from the model's own registrar, the model is
+/// used without them: a registrar delivers changes only while a write of its model runs (the
+/// setter, or the end of a transaction that holds the model), so the model is alive then.
+///
 /// Why `@unchecked Sendable` is safe: `recompute()` and the change callbacks run on the model's
 /// thread (notifications are synchronous on the writing thread, and writes happen on the
-/// owner thread); the only thing another thread may do is `cancel()`, and the dependency list
-/// that `cancel()` and `recompute()` share is behind a lock.
+/// owner thread); the only thing another thread may do is `cancel()`, which only touches the
+/// recorder's atomic flag and its lock-protected list of observers.
+@usableFromInline
 final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendable {
-    private weak var model: M?
-    private let keyPath: KeyPath<M, V>
-    private let isEqual: ((V, V) -> Bool)?
-    private let sink: @Sendable (Event<V, Never>) -> Void
-    private var last: V?
-    private struct Dependency {
-        let registrar: ObjectIdentifier
-        let index: Int
-        let removal: any Disposable
-    }
-    private let dependencies = _Locked<[Dependency]?>([])
+    // `let`: a weak `var` would be loaded with a dynamic exclusivity check on every update.
+    @usableFromInline weak let model: M?
+    /// The same model, unretained: only used while it is known to be alive (see above).
+    @usableFromInline let unretainedModel: Unmanaged<M>
+    /// The model's registrar, by identity: changes it delivers come with the model alive.
+    @usableFromInline let modelRegistrar: ObjectIdentifier
+    @usableFromInline let get: _Getter<M, V>
+    /// Whether two values are equal (for a value type that is not `Equatable`: never).
+    @usableFromInline let isEqual: (V, V) -> Bool
+    @usableFromInline let sink: @Sendable (Event<V, Never>) -> Void
+    // Touched only on the owner thread (see above): no dynamic exclusivity check.
+    @exclusivity(unchecked) @usableFromInline var last: V?
+    @usableFromInline let recorder = _DependencyRecorder()
+    @usableFromInline let flags = _TetherFlags.shared
 
-    init(model: M, keyPath: KeyPath<M, V>, isEqual: ((V, V) -> Bool)?, sink: @escaping @Sendable (Event<V, Never>) -> Void) {
+    @inlinable
+    init(model: M, get: _Getter<M, V>, isEqual: @escaping (V, V) -> Bool, sink: @escaping @Sendable (Event<V, Never>) -> Void) {
         self.model = model
-        self.keyPath = keyPath
+        self.unretainedModel = Unmanaged.passUnretained(model)
+        self.modelRegistrar = ObjectIdentifier(model._$registrar)
+        self.get = get
         self.isEqual = isEqual
         self.sink = sink
     }
 
+    @inlinable
     func cancel() {
-        let removed = dependencies.withLock { dependencies -> [Dependency] in
-            defer { dependencies = nil }
-            return dependencies ?? []
+        recorder.cancel()
+    }
+
+    /// A dependency changed: recompute now, or at the end of the batch being run.
+    /// `modelIsAlive`: the change comes from the model's own registrar (see above).
+    @inlinable
+    func dependencyChanged(modelIsAlive: Bool) {
+        if recorder.isCancelled { return }
+        if flags.batches.load(ordering: .relaxed) != 0, _deferRecompute(self) { return }
+        if modelIsAlive {
+            unretainedModel._withUnsafeGuaranteedRef { evaluate($0) }
+        } else {
+            recompute()
         }
-        for dependency in removed { dependency.removal.dispose() }
     }
 
-    func dependencyChanged() {
-        if !_ThreadContext.current.deferRecompute(self) { recompute() }
-    }
-
-    private let recorder = _DependencyRecorder()
-
+    @inlinable
     func recompute() {
-        guard let model else { return }
-        let keyPath = self.keyPath
-        let value = recorder.track { model[keyPath: keyPath] }
-        updateDependencies()
-        if let last, let isEqual, isEqual(last, value) { return }
+        guard !recorder.isCancelled, let model else { return }
+        evaluate(model)
+    }
+
+    @inlinable
+    func evaluate(_ model: M) {
+        if recorder.isCancelled { return }
+        if recorder.isEvaluating {
+            // The getter itself changed a property it depends on: evaluate again when it returns.
+            recorder.needsEvaluation = true
+            return
+        }
+        var value: V
+        var rounds = 0
+        repeat {
+            rounds += 1
+            precondition(rounds <= 1_000, "Tether: the getter observed as \(M.self) -> \(V.self) changes what it reads on every evaluation")
+            recorder.begin()
+            value = get.get(model)
+            if recorder.end() {
+                let recorder = self.recorder
+                let modelRegistrar = self.modelRegistrar
+                recorder.commit(makeObserver: { registrar in
+                    let modelIsAlive = ObjectIdentifier(registrar) == modelRegistrar
+                    return _SlotObserver(
+                        onChange: { [self] _, _ in dependencyChanged(modelIsAlive: modelIsAlive) },
+                        onEnd: { recorder.invalidate() }
+                    )
+                })
+            }
+        } while recorder.takeNeedsEvaluation()
+        if let last, isEqual(last, value) { return }
         last = value
         sink(.next(value))
-    }
-
-    /// Keeps the dependencies still read, observes the new ones, drops the rest. When the getter
-    /// read the same properties as last time (the common case), nothing is allocated.
-    private func updateDependencies() {
-        defer { recorder.clear() }
-        let registrars = recorder.registrars
-        let indices = recorder.indices
-        let unchanged = dependencies.withLock { dependencies -> Bool in
-            guard let dependencies else { return true }   // cancelled: nothing to update
-            guard dependencies.count == indices.count else { return false }
-            for position in indices.indices {
-                let dependency = dependencies[position]
-                if dependency.index != indices[position]
-                    || dependency.registrar != ObjectIdentifier(registrars[position]) { return false }
-            }
-            return true
-        }
-        if unchanged { return }
-        // Rebuild the list in the order the getter read, reusing the observers still needed.
-        var current = dependencies.withLock { $0 } ?? []
-        var kept: [Dependency] = []
-        for (registrar, index) in zip(registrars, indices) {
-            if let position = current.firstIndex(where: { $0.registrar == ObjectIdentifier(registrar) && $0.index == index }) {
-                kept.append(current.remove(at: position))
-            } else {
-                let observer = _SlotObserver(
-                    onChange: { [weak self] _, _ in self?.dependencyChanged() },
-                    onEnd: {}
-                )
-                kept.append(Dependency(
-                    registrar: ObjectIdentifier(registrar),
-                    index: index,
-                    removal: registrar.addObserver(index: index, observer)
-                ))
-            }
-        }
-        let dropped = current
-        let cancelled = dependencies.withLock { dependencies -> Bool in
-            guard dependencies != nil else { return true }
-            dependencies = kept
-            return false
-        }
-        if cancelled { kept.forEach { $0.removal.dispose() } }
-        dropped.forEach { $0.removal.dispose() }
     }
 }
 

@@ -63,7 +63,7 @@ extension ModelMacro: MemberMacro {
         let registrarDecl: DeclSyntax =
             "@Tether.ModelIgnored \(raw: accessPrefix)let _$registrar = Tether.ModelRegistrar(propertyCount: \(raw: analysis.tracked.count))"
 
-        let schema = schemaExpression(typeName: typeName, properties: analysis.tracked)
+        let schema = schemaExpression(typeName: typeName, properties: analysis.tracked, computed: analysis.computed)
         var modifiers = DeclModifierListSyntax()
         if let access {
             modifiers.append(DeclModifierSyntax(name: .keyword(access)))
@@ -97,8 +97,13 @@ extension ModelMacro: MemberMacro {
 
 extension ModelMacro {
     /// `Tether.ModelSchema<Type>(name: "Type", properties: [...])`, one
-    /// `Tether.ModelProperty` per line.
-    fileprivate static func schemaExpression(typeName: String, properties: [TrackedProperty]) -> ExprSyntax {
+    /// `Tether.ModelProperty` per line, and `computed: [...]` (one
+    /// `Tether.ModelComputedProperty` per line) when the class declares computed properties.
+    fileprivate static func schemaExpression(
+        typeName: String,
+        properties: [TrackedProperty],
+        computed: [ComputedProperty]
+    ) -> ExprSyntax {
         let elements = properties.enumerated().map { index, property in
             ArrayElementSyntax(
                 leadingTrivia: [.newlines(1), .spaces(4)],
@@ -119,15 +124,40 @@ extension ModelMacro {
             elements: ArrayElementListSyntax(elements),
             rightSquare: .rightSquareToken(leadingTrivia: elements.isEmpty ? [] : [.newlines(1), .spaces(0)])
         )
+        var arguments: [LabeledExprSyntax] = [
+            LabeledExprSyntax(label: "name", expression: StringLiteralExprSyntax(content: typeName))
+                .with(\.trailingComma, .commaToken()),
+            LabeledExprSyntax(label: "properties", expression: array),
+        ]
+        if !computed.isEmpty {
+            let getters = computed.map { property in
+                ArrayElementSyntax(
+                    leadingTrivia: [.newlines(1), .spaces(4)],
+                    expression: ExprSyntax(
+                        """
+                        Tether.ModelComputedProperty(name: \(literal: property.name), \
+                        keyPath: \\\(raw: typeName).\(raw: property.identifier), get: { $0.\(raw: property.identifier) })
+                        """
+                    ),
+                    trailingComma: .commaToken()
+                )
+            }
+            arguments[1] = arguments[1].with(\.trailingComma, .commaToken())
+            arguments.append(
+                LabeledExprSyntax(
+                    label: "computed",
+                    expression: ArrayExprSyntax(
+                        elements: ArrayElementListSyntax(getters),
+                        rightSquare: .rightSquareToken(leadingTrivia: [.newlines(1), .spaces(0)])
+                    )
+                )
+            )
+        }
         return ExprSyntax(
             FunctionCallExprSyntax(
                 calledExpression: "Tether.ModelSchema<\(raw: typeName)>" as ExprSyntax,
                 leftParen: .leftParenToken(),
-                arguments: [
-                    LabeledExprSyntax(label: "name", expression: StringLiteralExprSyntax(content: typeName))
-                        .with(\.trailingComma, .commaToken()),
-                    LabeledExprSyntax(label: "properties", expression: array),
-                ],
+                arguments: LabeledExprListSyntax(arguments),
                 rightParen: .rightParenToken()
             )
         )

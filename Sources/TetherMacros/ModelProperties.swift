@@ -13,6 +13,40 @@ struct TrackedProperty {
     let isAlreadyTracked: Bool
 }
 
+/// A computed instance property declared in the class body: `@Model` records a direct getter
+/// for it in the schema, so that observing it calls the getter instead of going through its
+/// key path (a generic runtime call).
+struct ComputedProperty {
+    /// The identifier as written, backticks included.
+    let identifier: String
+    /// The identifier without backticks.
+    let name: String
+
+    /// The computed property declared by `variable`, if `@Model` can record a getter for it: an
+    /// instance property with one plain identifier, a type annotation, no attributes (an
+    /// availability or actor attribute could make a getter in the schema invalid) and a getter
+    /// that neither throws nor is async.
+    init?(_ variable: VariableDeclSyntax) {
+        guard variable.isComputed,
+            !variable.hasModifier(.static), !variable.hasModifier(.class),
+            variable.attributes.isEmpty,
+            variable.bindings.count == 1,
+            let binding = variable.bindings.first,
+            binding.typeAnnotation != nil,
+            let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier,
+            !identifier.text.hasPrefix("_$"),
+            let accessors = binding.accessorBlock
+        else { return nil }
+        if case .accessors(let list) = accessors.accessors,
+            list.contains(where: { $0.effectSpecifiers?.asyncSpecifier != nil || $0.effectSpecifiers?.throwsClause != nil })
+        {
+            return nil
+        }
+        self.identifier = identifier.trimmed.text
+        self.name = identifier.identifier?.name ?? identifier.trimmed.text
+    }
+}
+
 /// What `@Model` makes of one member of the class.
 enum ModelMember {
     /// Not something `@Model` touches: a static or computed property, an `@ModelIgnored`
@@ -107,10 +141,15 @@ struct ModelAnalysis {
     var tracked: [TrackedProperty] = []
     /// One diagnostic per member that cannot be tracked.
     var diagnostics: [Diagnostic] = []
+    /// The computed properties whose getters the schema records, in declaration order.
+    var computed: [ComputedProperty] = []
 
     /// Examines the direct members of `declaration`.
     init(_ declaration: some DeclGroupSyntax) {
         for item in declaration.memberBlock.members {
+            if let variable = item.decl.as(VariableDeclSyntax.self), let property = ComputedProperty(variable) {
+                computed.append(property)
+            }
             switch ModelMember(item.decl) {
             case .untouched: break
             case .tracked(let property): tracked.append(property)

@@ -19,7 +19,7 @@ final class ModelMacroTests: XCTestCase {
                 @Transient var draftNote = ""
                 @ModelIgnored var cache: [String: Int] = [:]
                 static var shared = 0                      // static: untouched
-                var total: Double { Double(quantity) }     // computed: untouched
+                var total: Double { Double(quantity) }     // computed: getter in the schema
             }
             """,
             expandedSource: #"""
@@ -33,7 +33,7 @@ final class ModelMacroTests: XCTestCase {
                 @Tether._ModelTracked(index: 3) var draftNote = ""
                 var cache: [String: Int] = [:]
                 static var shared = 0                      // static: untouched
-                var total: Double { Double(quantity) }     // computed: untouched
+                var total: Double { Double(quantity) }     // computed: getter in the schema
 
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 4)
 
@@ -49,6 +49,10 @@ final class ModelMacroTests: XCTestCase {
                             }),
                     Tether.ModelProperty(name: "draftNote", index: 3, keyPath: \Invoice.draftNote, transient: true, set: {
                                 $0.draftNote = $1
+                            }),
+                ], computed: [
+                    Tether.ModelComputedProperty(name: "total", keyPath: \Invoice.total, get: {
+                                $0.total
                             }),
                 ])
             }
@@ -318,6 +322,60 @@ final class ModelMacroTests: XCTestCase {
         )
     }
 
+    /// Computed properties: the schema records a getter for those it can call directly, and
+    /// leaves out those with a throwing or async getter, attributes, or `static`.
+    func testComputedProperties() {
+        assertMacroExpansion(
+            #"""
+            @Model
+            final class Square {
+                var side = 1.0
+                var area: Double { side * side }
+                var perimeter: Double {
+                    get { side * 4 }
+                    set { side = newValue / 4 }
+                }
+                var checked: Double { get throws { side } }
+                @available(*, deprecated) var old: Double { side }
+                static var unit: Double { 1 }
+            }
+            """#,
+            expandedSource: #"""
+            final class Square {
+                @Tether._ModelTracked(index: 0)
+                var side = 1.0
+                var area: Double { side * side }
+                var perimeter: Double {
+                    get { side * 4 }
+                    set { side = newValue / 4 }
+                }
+                var checked: Double { get throws { side } }
+                @available(*, deprecated) var old: Double { side }
+                static var unit: Double { 1 }
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
+
+                static let _$schema = Tether.ModelSchema<Square>(name: "Square", properties: [
+                    Tether.ModelProperty(name: "side", index: 0, keyPath: \Square.side, transient: false, set: {
+                                $0.side = $1
+                            }),
+                ], computed: [
+                    Tether.ModelComputedProperty(name: "area", keyPath: \Square.area, get: {
+                                $0.area
+                            }),
+                    Tether.ModelComputedProperty(name: "perimeter", keyPath: \Square.perimeter, get: {
+                                $0.perimeter
+                            }),
+                ])
+            }
+
+            extension Square: Tether.Model {
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+
     /// No stored properties: an empty schema.
     func testNoTrackedProperties() {
         assertMacroExpansion(
@@ -329,7 +387,7 @@ final class ModelMacroTests: XCTestCase {
                 func method() {}
             }
             """,
-            expandedSource: """
+            expandedSource: #"""
             final class Empty {
                 let id = 1
                 var computed: Int { 1 }
@@ -337,12 +395,16 @@ final class ModelMacroTests: XCTestCase {
 
                 @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 0)
 
-                static let _$schema = Tether.ModelSchema<Empty>(name: "Empty", properties: [])
+                static let _$schema = Tether.ModelSchema<Empty>(name: "Empty", properties: [], computed: [
+                    Tether.ModelComputedProperty(name: "computed", keyPath: \Empty.computed, get: {
+                                $0.computed
+                            }),
+                ])
             }
 
             extension Empty: Tether.Model {
             }
-            """,
+            """#,
             macroSpecs: modelMacros()
         )
     }

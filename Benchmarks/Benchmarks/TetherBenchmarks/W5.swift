@@ -281,6 +281,20 @@ func registerW5() {
         }
     }
 
+    // W5c, for reference: with the bridge on, a property that has been read (outside Tether's
+    // own reads) may be observed by Observation, so its writes go through Observation's
+    // registrar (Observation cannot tell Tether when nobody observes any more).
+    Benchmark("W5c set, nobody observing, read once — \(tetherLabel(bridge: true))", configuration: perSet) { benchmark in
+        withObservationBridge(true) {
+            let counter = makeTetherCounter()
+            blackHole(counter.x)
+            benchmark.startMeasurement()
+            for i in benchmark.scaledIterations { tetherSet(counter, i &+ 1) }
+            benchmark.stopMeasurement()
+            blackHole(counter.x)
+        }
+    }
+
     // W5d: a computed total over three inputs; one input changes per update, in turn.
     let perUpdate = Benchmark.Configuration(scalingFactor: .kilo)
     Benchmark("W5d computed total per update — Hand", configuration: perUpdate) { benchmark in
@@ -371,6 +385,15 @@ func verifyW5() {
             let counter = makeTetherCounter()
             for value in writes { tetherSet(counter, value) }
             precondition(counter.x == 3, "W5 check failed for tetherSet")
+            // Observation sees writes of a property read with the bridge on (the "read once" row).
+            let told = Received()
+            withObservationTracking {
+                _ = counter.x
+            } onChange: {
+                told.sink(1)
+            }
+            tetherSet(counter, 4)
+            precondition(told.values == (bridge ? [1] : []), "W5 check failed for the Observation bridge, bridge \(bridge)")
 
             let received = Received()
             let totals = makeTetherTotals()
