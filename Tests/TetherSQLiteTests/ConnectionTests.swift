@@ -229,4 +229,23 @@ struct ConnectionTests {
     @Test func libraryVersionIsRecentEnough() {
         #expect(sqlite3_libversion_number() >= 3_037_000, "SQLITE_OPEN_EXRESCODE needs 3.37")
     }
+
+    @Test func tablesReadFindsEveryTableAQueryReadsWithoutRunningIt() throws {
+        let db = try TestDatabase()
+        try db.connection.execute("""
+            CREATE TABLE a (id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE b (id INTEGER PRIMARY KEY, a_id INTEGER);
+            CREATE TABLE c (id INTEGER PRIMARY KEY);
+            CREATE VIEW v AS SELECT id FROM c;
+            """)
+        db.clearLog()
+        #expect(try db.connection.tablesRead(by: "SELECT id FROM a") == ["a"])
+        let joined = try db.connection.tablesRead(by: "SELECT a.id FROM a JOIN b ON b.a_id = a.id WHERE a.id IN (SELECT id FROM v)")
+        #expect(joined == ["a", "b", "c", "v"], "the view, and the table under it")
+        #expect(db.statements.isEmpty, "prepared, never run")
+        #expect(throws: SQLiteError.self) { try db.connection.tablesRead(by: "SELECT * FROM missing") }
+        // The authorizer is removed afterwards: later statements run normally.
+        try db.connection.execute("INSERT INTO c DEFAULT VALUES")
+        #expect(try db.connection.scalar("SELECT count(*) FROM v", as: Int.self) == 1)
+    }
 }

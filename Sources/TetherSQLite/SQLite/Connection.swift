@@ -463,7 +463,7 @@ public final class Connection {
     }
 
     /// The tables a statement reads: those of its `FROM` clauses, joins and subqueries, and
-    /// the tables under the views it reads. Found by preparing it (not running it) with an
+    /// the views it reads with the tables under them. Found by preparing it (not running it) with an
     /// authorizer (`sqlite3_set_authorizer`, `SQLITE_READ`); SQLite's own tables are left out.
     ///
     /// ```swift

@@ -58,15 +58,6 @@ final class _ChangeWatcher: Sendable {
         thread.start()
     }
 
-    /// Whether inotify could watch the file (otherwise the watcher polls).
-    static func inotifyAvailable(for path: String) -> Bool {
-        let fd = inotify_init1(Int32(IN_CLOEXEC))
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        let directory = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path
-        return inotify_add_watch(fd, directory, UInt32(IN_MODIFY)) >= 0
-    }
-
     /// Stops the thread: `onChange` is not called after this returns. The thread closes its
     /// descriptors as it ends.
     func stop() {
