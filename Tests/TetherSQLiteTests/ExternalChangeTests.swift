@@ -211,6 +211,18 @@ struct ExternalChangeTests {
         #expect(deleted.events.count == 2 && deleted.isCompleted)
     }
 
+    @Test func theStoresSignalsCompleteWhenTheStoreIsFreed() throws {
+        let fixture = try StoreFixture()
+        let ticket = try fixture.store.insert(Ticket())
+        let (feed, _) = record(fixture.store.committedChanges)
+        let (errors, _) = record(fixture.store.errors)
+        let (deleted, _) = record(fixture.store.deletion(of: ticket))
+        fixture.close()
+        #expect(feed.events.count == 1 && feed.isCompleted)
+        #expect(errors.events.count == 1 && errors.isCompleted)
+        #expect(deleted.events.count == 1 && deleted.isCompleted, "completed, nothing sent: the row was not deleted")
+    }
+
     @Test func deletionCompletesWithoutSendingWhenTheModelIsFreed() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!

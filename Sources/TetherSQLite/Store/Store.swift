@@ -63,13 +63,14 @@ public final class Store {
     /// models; reads and commits take turns on the queue.
     public var database: DatabaseQueue { writer }
 
-    /// Failed commits and other errors that happened without a caller to throw to.
+    /// Failed commits and other errors that happened without a caller to throw to. Completes
+    /// when the store is freed.
     public var errors: Signal<StoreError, Never> { errorSubject.signal }
 
     /// Every committed change to the rows of the store's model tables, whoever made it: this
     /// store (`isLocal`), another connection, another process (the sqlite3 shell included).
     /// Changes arrive on the store's scheduler, in commit order, after the live models were
-    /// updated.
+    /// updated. Completes when the store is freed.
     ///
     /// ```swift
     /// store.committedChanges
@@ -124,6 +125,8 @@ public final class Store {
         let queries = state.liveQueries.values
         state.liveQueries = [:]
         for query in queries { query.end() }
+        changeSubject.sendCompleted()
+        errorSubject.sendCompleted()
     }
 
     // MARK: Tables
