@@ -3,6 +3,34 @@ import TetherSignals
 
 @Suite("Subjects")
 struct SubjectTests {
+    @Test func aSubjectFreedWithLiveSubscribersCompletesThemAndFreesWhatTheyHold() {
+        let freed = Flag()
+        let recorder = Recorder<Int, Never>()
+        do {
+            let subject = Subject<Int, Never>()
+            let tracked = Tracked { freed.set() }
+            recorder.record(subject.signal.map { value in withExtendedLifetime(tracked) { value } })
+            subject.sendNext(1)
+        }   // the subject is gone; the subscription was never disposed
+        #expect(recorder.events == [.next(1), .completed])
+        #expect(freed.isSet, "what the subscription held is freed: the subject's core and the subscription do not keep each other alive")
+    }
+
+    @Test func aReplaySubjectFreedCompletesItsSubscribersToo() {
+        let recorder = Recorder<Int, Never>()
+        let replaying = Recorder<Int, Never>()
+        var signal: Signal<Int, Never>?
+        do {
+            let subject = ReplaySubject<Int, Never>(capacity: 1)
+            recorder.record(subject.signal)
+            subject.sendNext(7)
+            signal = subject.signal
+        }
+        #expect(recorder.events == [.next(7), .completed])
+        replaying.record(signal!)          // a late subscriber: the last value, then completed
+        #expect(replaying.events == [.next(7), .completed])
+    }
+
     @Test func subjectBroadcastsToCurrentSubscribers() {
         let subject = Subject<Int, TestError>()
         let (early, _) = subject.signal.record()

@@ -7,6 +7,9 @@
 /// from inside its callback: the new event is delivered after the current one (no deadlock, no
 /// re-entrant recursion).
 ///
+/// When the subject is freed, nobody can send into it any more: its subscribers get `completed`
+/// (as ReactiveSwift interrupts a signal whose input observer is gone).
+///
 /// ```swift
 /// let clicks = Subject<Int, Never>()
 /// clicks.signal.map { $0 * 2 }.subscribe(next: { print($0) })
@@ -21,6 +24,11 @@ public final class Subject<Value, Failure: Error>: Subscriber {
     public init() {
         core = _SubjectCore(replay: 0)
     }
+
+    /// Nobody can send any more: the subscribers get `completed`, which ends their
+    /// subscriptions and frees what they hold (a subscription and its subject would
+    /// otherwise keep each other alive).
+    deinit { core.send(.completed) }
 
     /// The subject's events as a signal; subscribing to it adds a subscriber.
     @inlinable
@@ -51,6 +59,11 @@ public final class ReplaySubject<Value, Failure: Error>: Subscriber {
         precondition(capacity >= 0, "ReplaySubject capacity must not be negative")
         core = _SubjectCore(replay: capacity)
     }
+
+    /// Nobody can send any more: the subscribers get `completed`, which ends their
+    /// subscriptions and frees what they hold (a subscription and its subject would
+    /// otherwise keep each other alive).
+    deinit { core.send(.completed) }
 
     /// The subject's events as a signal; each new subscriber first receives the replay.
     @inlinable
@@ -85,6 +98,11 @@ public final class BehaviorSubject<Value, Failure: Error>: Subscriber {
         core = _SubjectCore(replay: 1)
         core.send(.next(initial))
     }
+
+    /// Nobody can send any more: the subscribers get `completed`, which ends their
+    /// subscriptions and frees what they hold (a subscription and its subject would
+    /// otherwise keep each other alive).
+    deinit { core.send(.completed) }
 
     /// The subject's events as a signal, starting with the current value.
     @inlinable
