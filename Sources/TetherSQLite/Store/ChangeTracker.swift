@@ -147,15 +147,32 @@ final class _ChangeTracker: Sendable {
 
     // MARK: Writing
 
-    /// Runs `body` in a write transaction and returns its result with the range of log entries
-    /// the transaction wrote (its own changes).
-    func write<Result>(_ connection: Connection, _ body: () throws -> Result) throws -> (Result, Range<Int64>) {
-        try connection.inTransaction {
+    /// Runs `body` in a write transaction, then reads the log (`catchUp`): returns `body`'s
+    /// result and every change committed since the last look, this transaction's included.
+    ///
+    /// `rows(result)` says what the transaction changed, one (table, row id, kind) per logged
+    /// row in statement order; the store knows, so its own entries are numbered from the range
+    /// the transaction wrote instead of being read back (unless something else logged more in
+    /// it, such as a trigger of the app's own: then they are read back).
+    func write<Result, Rows: Sequence>(
+        _ connection: Connection,
+        _ body: () throws -> Result,
+        rows: (Result) -> Rows
+    ) throws -> (Result, _ChangeSet) where Rows.Element == (String, Int64, StoreChange.Kind) {
+        let (result, range) = try connection.inTransaction {
             let before = try Self.highWater(connection)
             let result = try body()
             let after = try Self.highWater(connection)
             return (result, before + 1 ..< after + 1)
         }
+        var local: [StoreChange] = []
+        local.reserveCapacity(range.count)
+        var sequence = range.lowerBound
+        for (table, id, kind) in rows(result) {
+            local.append(StoreChange(sequence: sequence, table: table, rowID: id, kind: kind, isLocal: true))
+            sequence += 1
+        }
+        return (result, try catchUp(connection, local: range, localChanges: local))
     }
 
     /// Deletes old log entries (keeping the newest `retainedEntries`) once `pruneInterval`

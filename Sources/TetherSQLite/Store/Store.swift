@@ -183,7 +183,7 @@ public final class Store {
         let changes: _ChangeSet
         do {
             (ids, changes) = try writer.sync { connection in
-                let (ids, range) = try tracker.write(connection) {
+                try tracker.write(connection, {
                     let statement = try connection.cachedStatement(sql)
                     var ids: [Int64] = []
                     ids.reserveCapacity(values.count)
@@ -194,9 +194,7 @@ public final class Store {
                         ids.append(connection.lastInsertRowID)
                     }
                     return ids
-                }
-                let local = Self.localChanges(range, ids.lazy.map { (tableName, $0, StoreChange.Kind.insert) })
-                return (ids, try tracker.catchUp(connection, local: range, localChanges: local))
+                }, rows: { ids in ids.lazy.map { (tableName, $0, StoreChange.Kind.insert) } })
             }
         } catch {
             throw StoreError.wrap(error)
@@ -213,23 +211,6 @@ public final class Store {
         let tracker = self.tracker
         guard tracker.pruneDue() else { return }
         writer.async { connection in tracker.pruneIfDue(connection) }
-    }
-
-    /// The changes a local transaction made, numbered from the start of its log range (the
-    /// triggers logged one entry per statement, in order; if something else logged more, such as
-    /// a trigger of the app's own, the entries are read back instead).
-    static func localChanges<S: Sequence>(
-        _ range: Range<Int64>,
-        _ rows: S
-    ) -> [StoreChange] where S.Element == (String, Int64, StoreChange.Kind) {
-        var changes: [StoreChange] = []
-        changes.reserveCapacity(range.count)
-        var sequence = range.lowerBound
-        for (table, id, kind) in rows {
-            changes.append(StoreChange(sequence: sequence, table: table, rowID: id, kind: kind, isLocal: true))
-            sequence += 1
-        }
-        return changes
     }
 
     /// The live model of row `id`: the one already in memory if there is one (the identity
@@ -321,9 +302,8 @@ public final class Store {
         let changes: _ChangeSet
         do {
             changes = try writer.sync { connection in
-                let (_, range) = try tracker.write(connection) { try connection.execute(sql, [.integer(id)]) }
-                let local = Self.localChanges(range, [(tableName, id, StoreChange.Kind.delete)])
-                return try tracker.catchUp(connection, local: range, localChanges: local)
+                try tracker.write(connection, { try connection.execute(sql, [.integer(id)]) },
+                                  rows: { [(tableName, id, StoreChange.Kind.delete)] }).1
             }
         } catch {
             throw StoreError.wrap(error)
@@ -431,13 +411,11 @@ public final class Store {
         }
         let tracker = self.tracker
         let work: @Sendable (Connection) throws -> _ChangeSet = { connection in
-            let (_, range) = try tracker.write(connection) {
+            try tracker.write(connection, {
                 for update in batch.updates {
                     try connection.execute(update.sql, update.arguments)
                 }
-            }
-            let local = Self.localChanges(range, batch.updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) })
-            return try tracker.catchUp(connection, local: range, localChanges: local)
+            }, rows: { batch.updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } }).1
         }
         if synchronously {
             let changes: _ChangeSet
