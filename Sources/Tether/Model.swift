@@ -89,8 +89,10 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
     /// (anything else is a programming error and traps with a message).
     public let set: @Sendable (Root, Any) -> Void
 
-    /// The property's setter, typed: a `@Sendable (Root, Value) -> Void` (see `setter(as:)`).
+    /// The property's setter, typed: a `_Setter<Root, Value>` (see `setter(as:)`).
     private let typedSet: any Sendable
+    /// Reads the property's storage, typed: a `_Getter<Root, Value>`, or nil (see `storageReader(as:)`).
+    private let typedStorage: (any Sendable)?
 
     /// Creates a property description (called by code that `@Model` generates): `set` assigns
     /// the property directly, which is much faster than writing through the key path.
@@ -101,13 +103,33 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
         transient: Bool,
         set: @escaping @Sendable (Root, Value) -> Void
     ) {
+        self.init(name: name, index: index, keyPath: keyPath, transient: transient, set: set, storage: nil)
+    }
+
+    /// Creates a property description (called by code that `@Model` generates): `set` assigns
+    /// the property, `storage` reads its backing storage directly (a read that is neither a
+    /// dependency nor reported to Observation: what persistence reads).
+    public init<Value>(
+        name: String,
+        index: Int,
+        keyPath: KeyPath<Root, Value> & Sendable,
+        transient: Bool,
+        set: @escaping @Sendable (Root, Value) -> Void,
+        storage: (@Sendable (Root) -> Value)?
+    ) {
         self.name = name
         self.index = index
         self.keyPath = keyPath
         self.valueType = Value.self
         self.isTransient = transient
-        self.get = { root in root[keyPath: keyPath] }
-        self.typedSet = set
+        if let storage {
+            self.get = { root in storage(root) }
+            self.typedStorage = _Getter(storage)
+        } else {
+            self.get = { root in root[keyPath: keyPath] }
+            self.typedStorage = nil
+        }
+        self.typedSet = _Setter(set)
         let name = name
         self.set = { root, value in
             guard let value = value as? Value else {
@@ -132,7 +154,22 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
 
     /// The property's setter as a typed function, if the property holds `Value`.
     public func setter<Value>(as _: Value.Type = Value.self) -> (@Sendable (Root, Value) -> Void)? {
-        typedSet as? @Sendable (Root, Value) -> Void
+        (typedSet as? _Setter<Root, Value>)?.set
+    }
+
+    /// The setter in its box (calling it through the box costs no reabstraction thunk).
+    package func setterBox<Value>(as _: Value.Type) -> _Setter<Root, Value>? {
+        typedSet as? _Setter<Root, Value>
+    }
+
+    /// A typed reader of the property's value that Tether's dependency tracking and Observation
+    /// do not see (the backing storage for `@Model` properties; the key path otherwise), in its
+    /// box, if the property holds `Value`.
+    package func storageReader<Value>(as _: Value.Type) -> _Getter<Root, Value>? {
+        if let typedStorage { return typedStorage as? _Getter<Root, Value> }
+        guard let keyPath = keyPath as? KeyPath<Root, Value> else { return nil }
+        let sendable = _SendableReadKeyPath(keyPath)
+        return _Getter { root in _quietly { root[keyPath: sendable.keyPath] } }
     }
 }
 
@@ -166,9 +203,15 @@ public struct ModelComputedProperty<Root: AnyObject>: Sendable {
 /// it was stored with; a function value cast from `any Sendable` to a function type, then
 /// stored again, is wrapped in reabstraction thunks (four of them on every call, measured).
 @usableFromInline
-final class _Getter<Root, Value>: Sendable {
-    @usableFromInline let get: @Sendable (Root) -> Value
+package final class _Getter<Root, Value>: Sendable {
+    @usableFromInline package let get: @Sendable (Root) -> Value
     @inlinable init(_ get: @escaping @Sendable (Root) -> Value) { self.get = get }
+}
+
+/// A setter in a box (see `_Getter`).
+package final class _Setter<Root, Value>: Sendable {
+    package let set: @Sendable (Root, Value) -> Void
+    init(_ set: @escaping @Sendable (Root, Value) -> Void) { self.set = set }
 }
 
 /// Whether reads and writes of `@Model` properties are reported to Swift's Observation
@@ -198,4 +241,11 @@ public enum ObservationBridge {
 struct _SendableKeyPath<Root, Value>: @unchecked Sendable {
     let keyPath: ReferenceWritableKeyPath<Root, Value>
     init(_ keyPath: ReferenceWritableKeyPath<Root, Value>) { self.keyPath = keyPath }
+}
+
+/// A read-only key path obtained from a `Sendable` one (see `_SendableKeyPath`).
+struct _SendableReadKeyPath<Root, Value>: @unchecked Sendable {
+    // Key paths made from literals hold no mutable state; the cast only recovered the value type.
+    let keyPath: KeyPath<Root, Value>
+    init(_ keyPath: KeyPath<Root, Value>) { self.keyPath = keyPath }
 }

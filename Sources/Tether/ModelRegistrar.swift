@@ -119,42 +119,63 @@ public final class ModelRegistrar: Sendable {
     /// Bit `slotBit(s)` is set when slot `s`'s observers changed since the owner thread copied
     /// them into its delivery view. Changed only under the `slots` lock.
     @usableFromInline let stale = Atomic<UInt64>(0)
-    @usableFromInline let slots: _Locked<[_Slot]>
     @usableFromInline let propertyCount: Int
-    /// Disposed when the model is freed: ends bindings and other work tied to the model.
-    public let lifetime = CompoundDisposable()
     /// The thread the model belongs to (see `adopt(_:)`).
     @usableFromInline let owner = Atomic<UInt>(0)
     /// The process-wide switches (see `_TetherFlags`), reached without a call.
     @usableFromInline let flags = _TetherFlags.shared
-    /// The owner thread's delivery views (see the type's description).
-    @usableFromInline let delivery: _DeliveryState
     /// The model's row id in the store that holds it (0: not stored). Set by persistence.
     public let rowID = Atomic<Int64>(0)
-    /// The bridge to Swift's Observation. Declared last: its size is not known outside the
-    /// Observation module, so every stored property after it would be reached through a field
-    /// offset looked up at run time (an extra load on every getter and setter).
-    @usableFromInline let observation = ObservationRegistrar()
+    /// The observers, the delivery views, the lifetime and the Observation registrar: made on
+    /// first use (see `_RegistrarSide`), released with the registrar.
+    @usableFromInline let _side = Atomic<Unmanaged<_RegistrarSide>?>(nil)
+    /// The persistence layer's hook (see `_PersistenceHook`), retained; set and cleared on the
+    /// owner thread only, which is also the only thread that calls it.
+    @usableFromInline let _persistence = Atomic<Unmanaged<_PersistenceHook>?>(nil)
 
     /// Creates the registrar of a model with `propertyCount` tracked properties (called by code
-    /// that `@Model` generates).
+    /// that `@Model` generates). It allocates nothing more until somebody observes, binds or
+    /// persists the model, or reads it under Observation.
     public init(propertyCount: Int) {
         self.propertyCount = propertyCount
-        self.slots = _Locked(Array(repeating: _Slot(), count: propertyCount + 1))
-        self.delivery = _DeliveryState(count: propertyCount + 1)
         owner.store(_currentThreadID(), ordering: .relaxed)
     }
 
     deinit {
+        _persistence.load(ordering: .acquiring)?.release()
+        guard let side = _side.load(ordering: .acquiring)?.takeRetainedValue() else { return }
         // The model is being freed: complete every observer, end every binding.
-        let observers = slots.withLock { slots -> [_SlotObserver] in
+        let observers = side.slots.withLock { slots -> [_SlotObserver] in
             var all: [_SlotObserver] = []
             for index in slots.indices { all += slots[index].observers.removeAll() }
             return all
         }
         for observer in observers { observer.onEnd() }
-        lifetime.dispose()
+        side.lifetime.dispose()
     }
+
+    /// The side object, made now if it does not exist yet (by any thread: the first one
+    /// installed wins).
+    @usableFromInline
+    var side: _RegistrarSide {
+        if let side = _side.load(ordering: .acquiring) { return side.takeUnretainedValue() }
+        return _makeSide()
+    }
+
+    @usableFromInline
+    func _makeSide() -> _RegistrarSide {
+        let made = Unmanaged.passRetained(_RegistrarSide(count: propertyCount + 1))
+        let (installed, current) = _side.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
+        if installed { return made.takeUnretainedValue() }
+        made.release()
+        return current!.takeUnretainedValue()
+    }
+
+    /// Disposed when the model is freed: ends bindings and other work tied to the model.
+    public var lifetime: CompoundDisposable { side.lifetime }
+
+    /// The observers as registered (under the lock), from any thread.
+    @usableFromInline var slots: _Locked<[_Slot]> { side.slots }
 
     @usableFromInline var anySlot: Int { propertyCount }
 
@@ -180,6 +201,7 @@ public final class ModelRegistrar: Sendable {
         (watched.load(ordering: .relaxed) | bridged.load(ordering: .relaxed)) & Self.mask(for: index)
             | stale.load(ordering: .relaxed) != 0
             || flags.writes.load(ordering: .relaxed) != 0
+            || _persistence.load(ordering: .relaxed) != nil
     }
 
     // MARK: Called by generated getters and setters
@@ -213,7 +235,7 @@ public final class ModelRegistrar: Sendable {
         guard flags.bridgeEnabled else { return }
         let bit = Self.slotBit(index)
         if bridged.load(ordering: .relaxed) & bit == 0 { bridged.bitwiseOr(bit, ordering: .relaxed) }
-        observation.access(model, keyPath: keyPath())
+        side.observation.access(model, keyPath: keyPath())
     }
 
     /// Called before a write; returns true if the setter must call `didSet` after storing.
@@ -239,7 +261,7 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline
     func _willSetSlow<M: Model, V>(_ model: M, _ keyPath: () -> KeyPath<M, V>) {
         if flags.bridgeEnabled {
-            observation.willSet(model, keyPath: keyPath())
+            side.observation.willSet(model, keyPath: keyPath())
         }
     }
 
@@ -260,17 +282,23 @@ public final class ModelRegistrar: Sendable {
             _didSetSlow(model, index: index, value: newValue, keyPath())
             return
         }
-        guard watched.load(ordering: .relaxed) & mask != 0 else {
+        guard watched.load(ordering: .relaxed) & mask != 0 || _persistence.load(ordering: .relaxed) != nil else {
             _refreshIfIdle()
             return
         }
         notify(model, index: index, value: newValue, keyPath: keyPath())
     }
 
+    /// Whether a change of property `index` has anybody to tell: observers, or persistence.
+    @usableFromInline
+    func hasListeners(_ index: Int) -> Bool {
+        watched.load(ordering: .relaxed) & Self.mask(for: index) != 0 || _persistence.load(ordering: .relaxed) != nil
+    }
+
     /// Brings the delivery views up to date if they are not (and no delivery is running).
     @usableFromInline
     func _refreshIfIdle() {
-        if stale.load(ordering: .relaxed) != 0, isOnOwnerThread, delivery.depth == 0 {
+        if stale.load(ordering: .relaxed) != 0, isOnOwnerThread, side.delivery.depth == 0 {
             _ = _refresh(nil, anyInUse: false)
         }
     }
@@ -278,50 +306,61 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline
     func _didSetSlow<M: Model, V>(_ model: M, index: Int, value: V, _ keyPath: KeyPath<M, V>) {
         if flags.bridgeEnabled, bridged.load(ordering: .relaxed) & Self.mask(for: index) != 0 {
-            observation.didSet(model, keyPath: keyPath)
+            side.observation.didSet(model, keyPath: keyPath)
         }
         if flags.transactionsOpen, let context = _ThreadContext.existing,
            context.transactionDepth > 0 {
             let id = ObjectIdentifier(self)
             if !context.transactionChanges.contains(where: { $0.registrar == id && $0.index == index }) {
                 context.transactionChanges.append(_RecordedChange(registrar: id, index: index) { [self] in
-                    guard watched.load(ordering: .relaxed) & Self.mask(for: index) != 0 else { return }
+                    guard hasListeners(index) else { return }
                     notify(model, index: index, value: _quietly { model[keyPath: keyPath] }, keyPath: keyPath)
                 })
             }
             return
         }
-        guard watched.load(ordering: .relaxed) & Self.mask(for: index) != 0 else {
+        guard hasListeners(index) else {
             _refreshIfIdle()
             return
         }
         notify(model, index: index, value: value, keyPath: keyPath)
     }
 
-    /// Delivers a change of property `index` to its observers and to every-property observers.
-    /// A change made by an observer during delivery is delivered after the current delivery,
-    /// with the property's value at that time (never re-entrantly, so observers see values in
-    /// the order they were set).
+    /// Delivers a change of property `index` to its observers, to every-property observers and
+    /// to the persistence hook. A change made by an observer during delivery is delivered after
+    /// the current delivery, with the property's value at that time (never re-entrantly, so
+    /// observers see values in the order they were set).
     @inlinable
     func notify<M: Model, V>(_ model: M, index: Int, value: V, keyPath: @autoclosure () -> KeyPath<M, V>) {
         var value = value
         var again = false
         // The pointer only lives for the call, and nothing writes through it: no stack
         // protector needed (it would cost a check on every delivery).
-        while _withUnprotectedUnsafePointer(to: &value, { _deliver(index, UnsafeRawPointer($0), again: again) }) {
+        while _withUnprotectedUnsafePointer(to: &value, { _deliver(model, index, UnsafeRawPointer($0), again: again) }) {
             again = true
             value = _quietly { model[keyPath: keyPath()] }
         }
     }
 
-    /// Calls the observers of property `index` and the every-property observers with the value
-    /// at `value` (on the owner thread). A first call (`again == false`) made while the same
-    /// property is being delivered only marks it dirty and returns false. Returns true when the
-    /// property changed again during the delivery: the caller reads its current value and calls
-    /// again with `again == true`; false when the delivery is over.
+    /// Calls the observers of property `index`, the every-property observers and the
+    /// persistence hook with the value at `value` (on the owner thread). A first call
+    /// (`again == false`) made while the same property is being delivered only marks it dirty
+    /// and returns false. Returns true when the property changed again during the delivery: the
+    /// caller reads its current value and calls again with `again == true`; false when the
+    /// delivery is over.
     @usableFromInline
-    func _deliver(_ index: Int, _ value: UnsafeRawPointer, again: Bool) -> Bool {
-        let state = delivery
+    func _deliver(_ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer, again: Bool) -> Bool {
+        // The side object lives as long as the registrar, which the caller keeps alive.
+        guard let side = _side.load(ordering: .acquiring) else {
+            // Nobody ever observed the model: only the persistence hook can be watching.
+            _persistence.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
+            return false
+        }
+        return side._withUnsafeGuaranteedRef { side in _deliver(side, model, index, value, again: again) }
+    }
+
+    func _deliver(_ side: _RegistrarSide, _ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer, again: Bool) -> Bool {
+        let state = side.delivery
         if !again {
             if state.slots[index].delivering {
                 state.slots[index].dirty = true
@@ -356,9 +395,10 @@ public final class ModelRegistrar: Sendable {
             }
         } else {
             // Out of date and in use by an outer delivery: deliver from a copy of the list.
-            let entries = slots.withLock { $0[any].observers.entries }
+            let entries = side.slots.withLock { $0[any].observers.entries }
             for entry in entries { entry.element?.onChange(index, value) }
         }
+        _persistence.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
         if state.slots[index].dirty {
             state.slots[index].dirty = false
             return true
@@ -378,7 +418,9 @@ public final class ModelRegistrar: Sendable {
     /// be replaced because `anyInUse`. Owner thread only.
     @usableFromInline
     func _refresh(_ index: Int?, anyInUse: Bool) -> Bool {
-        let state = delivery
+        let side = side
+        let state = side.delivery
+        let slots = side.slots
         let any = anySlot
         var garbage: [_Delivery] = []
         let anyUpToDate = slots.withLock { slots -> Bool in
@@ -451,7 +493,7 @@ public final class ModelRegistrar: Sendable {
             }
             return removed
         }
-        if removed != nil, isOnOwnerThread, delivery.depth == 0 {
+        if removed != nil, isOnOwnerThread, side.delivery.depth == 0 {
             // On the owner thread, outside a delivery: drop the view's reference at once.
             _ = _refresh(nil, anyInUse: false)
         }
@@ -460,7 +502,23 @@ public final class ModelRegistrar: Sendable {
 
     /// The number of observers of property `index` (or of every property, for nil).
     public func observerCount(index: Int?) -> Int {
-        slots.withLock { $0[index ?? anySlot].observers.count }
+        guard let side = _side.load(ordering: .acquiring) else { return 0 }
+        return side._withUnsafeGuaranteedRef { $0.slots.withLock { $0[index ?? anySlot].observers.count } }
+    }
+
+    // MARK: Persistence
+
+    /// Installs (or, with nil, removes) the persistence layer's hook: from now on every change
+    /// of a tracked property is also reported to it, after the observers. Call it on the model's
+    /// owner thread (the only thread that runs the hook).
+    package func setPersistence(_ hook: _PersistenceHook?) {
+        let new = hook.map { Unmanaged.passRetained($0) }
+        _persistence.exchange(new, ordering: .acquiringAndReleasing)?.release()
+    }
+
+    /// The installed persistence hook, if any.
+    package var persistence: _PersistenceHook? {
+        _persistence.load(ordering: .acquiring)?.takeUnretainedValue()
     }
 
     // MARK: Threads
@@ -507,4 +565,36 @@ final class _ObserverRemoval: Disposable {
 /// ```
 public func adopt<M: Model>(_ model: M) {
     model._$registrar.adoptOnCurrentThread()
+}
+
+/// The parts of a registrar that only a model with observers, bindings or Observation
+/// observers needs: made on first use, so that a model that is only stored and loaded costs two
+/// objects (itself and its registrar).
+@usableFromInline
+final class _RegistrarSide: Sendable {
+    @usableFromInline let slots: _Locked<[_Slot]>
+    /// The owner thread's delivery views (see `ModelRegistrar`).
+    @usableFromInline let delivery: _DeliveryState
+    let lifetime = CompoundDisposable()
+    /// The bridge to Swift's Observation. Declared last: its size is not known outside the
+    /// Observation module.
+    @usableFromInline let observation = ObservationRegistrar()
+
+    init(count: Int) {
+        slots = _Locked(Array(repeating: _Slot(), count: count))
+        delivery = _DeliveryState(count: count)
+    }
+}
+
+/// What a persistence layer (TetherSQLite's store) installs on the registrar of each model it
+/// holds: called on the owner thread after every change of a tracked property (at the same
+/// point as every-property observers, so at the end of a transaction inside one), with the
+/// model, its registrar and the property's index. One hook serves every model of a table: installing it
+/// allocates nothing per model.
+@usableFromInline
+package final class _PersistenceHook: Sendable {
+    package let changed: @Sendable (AnyObject, ModelRegistrar, Int) -> Void
+    package init(changed: @escaping @Sendable (AnyObject, ModelRegistrar, Int) -> Void) {
+        self.changed = changed
+    }
 }

@@ -111,7 +111,7 @@ extension ModelMacro {
                     """
                     Tether.ModelProperty(name: \(literal: property.name), index: \(literal: index), \
                     keyPath: \\\(raw: typeName).\(raw: property.identifier), transient: \(literal: property.isTransient), \
-                    set: { $0.\(raw: property.identifier) = $1 })
+                    set: { $0.\(raw: property.identifier) = $1 }, storage: { $0._\(raw: property.name) })
                     """
                 ),
                 trailingComma: .commaToken()

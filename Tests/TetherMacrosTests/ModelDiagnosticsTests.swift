@@ -139,6 +139,8 @@ final class ModelDiagnosticsTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Invoice>(name: "Invoice", properties: [
                     Tether.ModelProperty(name: "customer", index: 0, keyPath: \Invoice.customer, transient: false, set: {
                                 $0.customer = $1
+                            }, storage: {
+                                $0._customer
                             }),
                 ])
             }
@@ -191,6 +193,8 @@ final class ModelDiagnosticsTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Screen>(name: "Screen", properties: [
                     Tether.ModelProperty(name: "title", index: 0, keyPath: \Screen.title, transient: false, set: {
                                 $0.title = $1
+                            }, storage: {
+                                $0._title
                             }),
                 ])
             }
@@ -232,6 +236,8 @@ final class ModelDiagnosticsTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Pair>(name: "Pair", properties: [
                     Tether.ModelProperty(name: "e", index: 0, keyPath: \Pair.e, transient: false, set: {
                                 $0.e = $1
+                            }, storage: {
+                                $0._e
                             }),
                 ])
             }

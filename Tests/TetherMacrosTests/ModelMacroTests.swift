@@ -40,15 +40,23 @@ final class ModelMacroTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Invoice>(name: "Invoice", properties: [
                     Tether.ModelProperty(name: "customer", index: 0, keyPath: \Invoice.customer, transient: false, set: {
                                 $0.customer = $1
+                            }, storage: {
+                                $0._customer
                             }),
                     Tether.ModelProperty(name: "quantity", index: 1, keyPath: \Invoice.quantity, transient: false, set: {
                                 $0.quantity = $1
+                            }, storage: {
+                                $0._quantity
                             }),
                     Tether.ModelProperty(name: "discount", index: 2, keyPath: \Invoice.discount, transient: false, set: {
                                 $0.discount = $1
+                            }, storage: {
+                                $0._discount
                             }),
                     Tether.ModelProperty(name: "draftNote", index: 3, keyPath: \Invoice.draftNote, transient: true, set: {
                                 $0.draftNote = $1
+                            }, storage: {
+                                $0._draftNote
                             }),
                 ], computed: [
                     Tether.ModelComputedProperty(name: "total", keyPath: \Invoice.total, get: {
@@ -97,9 +105,13 @@ final class ModelMacroTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Person>(name: "Person", properties: [
                     Tether.ModelProperty(name: "name", index: 0, keyPath: \Person.name, transient: false, set: {
                                 $0.name = $1
+                            }, storage: {
+                                $0._name
                             }),
                     Tether.ModelProperty(name: "age", index: 1, keyPath: \Person.age, transient: false, set: {
                                 $0.age = $1
+                            }, storage: {
+                                $0._age
                             }),
                 ])
             }
@@ -140,15 +152,23 @@ final class ModelMacroTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Tagged>(name: "Tagged", properties: [
                     Tether.ModelProperty(name: "note", index: 0, keyPath: \Tagged.note, transient: false, set: {
                                 $0.note = $1
+                            }, storage: {
+                                $0._note
                             }),
                     Tether.ModelProperty(name: "discount", index: 1, keyPath: \Tagged.discount, transient: false, set: {
                                 $0.discount = $1
+                            }, storage: {
+                                $0._discount
                             }),
                     Tether.ModelProperty(name: "tags", index: 2, keyPath: \Tagged.tags, transient: false, set: {
                                 $0.tags = $1
+                            }, storage: {
+                                $0._tags
                             }),
                     Tether.ModelProperty(name: "scores", index: 3, keyPath: \Tagged.scores, transient: false, set: {
                                 $0.scores = $1
+                            }, storage: {
+                                $0._scores
                             }),
                 ])
             }
@@ -183,9 +203,13 @@ final class ModelMacroTests: XCTestCase {
                 public static let _$schema = Tether.ModelSchema<Account>(name: "Account", properties: [
                     Tether.ModelProperty(name: "owner", index: 0, keyPath: \Account.owner, transient: false, set: {
                                 $0.owner = $1
+                            }, storage: {
+                                $0._owner
                             }),
                     Tether.ModelProperty(name: "secret", index: 1, keyPath: \Account.secret, transient: false, set: {
                                 $0.secret = $1
+                            }, storage: {
+                                $0._secret
                             }),
                 ])
             }
@@ -220,6 +244,8 @@ final class ModelMacroTests: XCTestCase {
                 package static let _$schema = Tether.ModelSchema<Shared>(name: "Shared", properties: [
                     Tether.ModelProperty(name: "value", index: 0, keyPath: \Shared.value, transient: false, set: {
                                 $0.value = $1
+                            }, storage: {
+                                $0._value
                             }),
                 ])
             }
@@ -232,6 +258,8 @@ final class ModelMacroTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Hidden>(name: "Hidden", properties: [
                     Tether.ModelProperty(name: "value", index: 0, keyPath: \Hidden.value, transient: false, set: {
                                 $0.value = $1
+                            }, storage: {
+                                $0._value
                             }),
                 ])
             }
@@ -270,6 +298,8 @@ final class ModelMacroTests: XCTestCase {
                     static let _$schema = Tether.ModelSchema<Item>(name: "Item", properties: [
                         Tether.ModelProperty(name: "title", index: 0, keyPath: \Item.title, transient: false, set: {
                                     $0.title = $1
+                                }, storage: {
+                                    $0._title
                                 }),
                     ])
                 }
@@ -310,6 +340,8 @@ final class ModelMacroTests: XCTestCase {
                     Tether.ModelSchema<Box>(name: "Box", properties: [
                         Tether.ModelProperty(name: "value", index: 0, keyPath: \Box.value, transient: false, set: {
                                     $0.value = $1
+                                }, storage: {
+                                    $0._value
                                 }),
                     ])
                 }
@@ -358,6 +390,8 @@ final class ModelMacroTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Square>(name: "Square", properties: [
                     Tether.ModelProperty(name: "side", index: 0, keyPath: \Square.side, transient: false, set: {
                                 $0.side = $1
+                            }, storage: {
+                                $0._side
                             }),
                 ], computed: [
                     Tether.ModelComputedProperty(name: "area", keyPath: \Square.area, get: {
@@ -429,6 +463,8 @@ final class ModelMacroTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Counter>(name: "Counter", properties: [
                     Tether.ModelProperty(name: "count", index: 0, keyPath: \Counter.count, transient: false, set: {
                                 $0.count = $1
+                            }, storage: {
+                                $0._count
                             }),
                 ])
             }
@@ -503,6 +539,8 @@ final class ModelMacroTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Settings>(name: "Settings", properties: [
                     Tether.ModelProperty(name: "default", index: 0, keyPath: \Settings.`default`, transient: false, set: {
                                 $0.`default` = $1
+                            }, storage: {
+                                $0._default
                             }),
                 ])
             }
@@ -544,12 +582,18 @@ final class ModelMacroTests: XCTestCase {
                 static let _$schema = Tether.ModelSchema<Mixed>(name: "Mixed", properties: [
                     Tether.ModelProperty(name: "draft", index: 0, keyPath: \Mixed.draft, transient: true, set: {
                                 $0.draft = $1
+                            }, storage: {
+                                $0._draft
                             }),
                     Tether.ModelProperty(name: "kept", index: 1, keyPath: \Mixed.kept, transient: false, set: {
                                 $0.kept = $1
+                            }, storage: {
+                                $0._kept
                             }),
                     Tether.ModelProperty(name: "last", index: 2, keyPath: \Mixed.last, transient: false, set: {
                                 $0.last = $1
+                            }, storage: {
+                                $0._last
                             }),
                 ])
             }

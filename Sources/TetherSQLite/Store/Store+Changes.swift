@@ -86,7 +86,7 @@ extension Store {
         var updates: [(model: any Model, table: _Table, values: [SQLiteValue])] = []
         var deletions: [(model: any Model, key: _RowKey, table: _Table)] = []
         for key in set.externalKeys {
-            guard let model = state.identity[key]?.model as? any Model,
+            guard let model = state.identity[key] as? any Model,
                   let table = state.tablesByName[key.table] else { continue }
             if set.deletedKeys.contains(key) {
                 // Deleted (and perhaps a new row inserted under the same id: a different row).
@@ -116,16 +116,15 @@ extension Store {
         let object = ObjectIdentifier(model)
         let dirty = state.dirty[object]?.columns
         let committing = inFlight[object]
-        for (column, value) in zip(table.definition.columns, values) {
+        for (position, (column, value)) in zip(table.definition.columns, values).enumerated() {
             let index = column.propertyIndex
             if dirty?.contains(index) == true || committing?.contains(index) == true { continue }
-            let property = table.properties[index]
-            if let current = try? column.encode(property.get(model)), current == value { continue }
+            if let current = try? table.encode(property: index, of: model), current == value { continue }
+            state.suppressed.insert(_Suppressed(object: object, column: index))
             do {
-                let decoded = try column.decode(value, table: table.name)
-                state.suppressed.insert(_Suppressed(object: object, column: index))
-                property.set(model, decoded)
+                try table.decode(value, position: position, into: model)
             } catch {
+                state.suppressed.remove(_Suppressed(object: object, column: index))
                 // A value of the wrong type, written by another program: the model keeps its
                 // value, and the error says which row and column.
                 errorSubject.sendNext(StoreError.wrap(error))
@@ -136,7 +135,7 @@ extension Store {
     /// Reloads every live model (after the log was pruned past what this store had read).
     private func reloadAllLiveModels() {
         var keysByTable: [String: [_RowKey]] = [:]
-        for (key, entry) in state.identity where entry.model != nil {
+        for (key, _) in state.identity.live {
             keysByTable[key.table, default: []].append(key)
         }
         var set = _ChangeSet()
@@ -289,7 +288,7 @@ extension Store {
     /// 500 of them).
     func models<M: PersistentModel>(_ type: M.Type, ids: [Int64]) throws(StoreError) -> [M] {
         let table = try table(for: type)
-        var result: [M?] = ids.map { state.identity[_RowKey(table: table.name, id: $0)]?.model as? M }
+        var result: [M?] = ids.map { state.identity[_RowKey(table: table.name, id: $0)] as? M }
         let missing = ids.indices.filter { result[$0] == nil }
         var start = 0
         while start < missing.count {

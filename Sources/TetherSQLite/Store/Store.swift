@@ -136,9 +136,12 @@ public final class Store {
         if let table = state.tables[key] { return table }
         do {
             let definition = try TableDefinition(for: type, defaultsFrom: M())
-            let table = _Table(definition: definition, properties: M._$schema.properties.map { property in
-                _PropertyAccess(get: { property.get($0 as! M) }, set: { property.set($0 as! M, $1) })
-            }, propertyNames: M._$schema.properties.map(\.name))
+            let properties = M._$schema.properties
+            let table = _Table(
+                definition: definition,
+                columns: definition.columns.map { _ColumnIO.make(properties[$0.propertyIndex], column: $0) },
+                propertyNames: properties.map(\.name),
+                box: box)
             let tracker = self.tracker
             _ = try writer.sync { connection in
                 let statements = try definition.createOrUpdate(in: connection)
@@ -199,8 +202,14 @@ public final class Store {
         } catch {
             throw StoreError.wrap(error)
         }
-        state.identity.reserveCapacity(state.identity.count + fresh.count)
-        for (model, id) in zip(fresh, ids) { attach(model, id: id, table: table) }
+        state.identity.withTable(table.name, adding: fresh.count) { live in
+            for (model, id) in zip(fresh, ids) {
+                let registrar = model._$registrar
+                registrar.rowID.store(id, ordering: .relaxed)
+                registrar.setPersistence(table.liveHook)
+                live[id] = _WeakModel(model)
+            }
+        }
         pruneLogIfDue()
         apply(changes)
     }
@@ -217,7 +226,7 @@ public final class Store {
     /// map), else a new one read from the database; nil if there is no such row.
     public func load<M: PersistentModel>(_ type: M.Type, id: Int64) throws(StoreError) -> M? {
         let table = try table(for: type)
-        if let live = state.identity[_RowKey(table: table.name, id: id)]?.model as? M { return live }
+        if let live = state.identity[_RowKey(table: table.name, id: id)] { return unsafeDowncast(live, to: M.self) }
         return try fetch(type, where: "id = ?", [.integer(id)]).first
     }
 
@@ -263,30 +272,51 @@ public final class Store {
     ) throws(StoreError) -> [M] {
         let table = try table(for: type)
         let sql = try table.querySQL(columns: nil, where: condition, orderBy: orderBy, descending: descending)
-        let rows: [SQLiteRow]
-        let query = sql
+        let width = table.columns.count + 1
+        // Every row's values in one array (id first): one allocation for the whole result.
+        let values: [SQLiteValue]
         do {
-            rows = try writer.sync { connection in try connection.rows(query, arguments) }
+            values = try writer.sync { connection in
+                let statement = try connection.cachedStatement(sql)
+                defer { statement.reset() }
+                try statement.bind(arguments)
+                var values: [SQLiteValue] = []
+                while try statement.step() {
+                    if values.isEmpty { values.reserveCapacity(width * 64) }
+                    for column in 0..<width { values.append(try statement.value(at: column)) }
+                }
+                return values
+            }
         } catch {
             throw StoreError.wrap(error)
         }
+        let count = values.count / width
         var models: [M] = []
-        models.reserveCapacity(rows.count)
-        state.identity.reserveCapacity(state.identity.count + rows.count)
-        for row in rows {
-            guard case .integer(let id) = row[0] else { continue }
-            if let live = state.identity[_RowKey(table: table.name, id: id)]?.model as? M {
-                models.append(live)
-                continue
+        models.reserveCapacity(count)
+        let hook = table.liveHook
+        do {
+            try values.withUnsafeBufferPointer { values in
+                try state.identity.withTable(table.name, adding: count) { live in
+                    for row in 0..<count {
+                        let first = row * width
+                        guard case .integer(let id) = values[first] else { continue }
+                        if let model = live[id]?.model {
+                            // The identity map holds only models of the table's type.
+                            models.append(unsafeDowncast(model, to: M.self))
+                            continue
+                        }
+                        let model = M()
+                        try table.decodeAll(values[(first + 1)..<(first + width)], into: model)
+                        let registrar = model._$registrar
+                        registrar.rowID.store(id, ordering: .relaxed)
+                        registrar.setPersistence(hook)
+                        live[id] = _WeakModel(model)
+                        models.append(model)
+                    }
+                }
             }
-            let model = M()
-            do {
-                try table.decodeAll(row.values.dropFirst(), into: model)
-            } catch {
-                throw StoreError.wrap(error)
-            }
-            attach(model, id: id, table: table)
-            models.append(model)
+        } catch {
+            throw StoreError.wrap(error)
         }
         return models
     }
@@ -315,22 +345,12 @@ public final class Store {
 
     // MARK: Write-through
 
+    /// Makes `model` the live model of row `id`: its changes are written through from now on.
     func attach<M: PersistentModel>(_ model: M, id: Int64, table: _Table) {
-        model._$registrar.rowID.store(id, ordering: .relaxed)
-        let key = _RowKey(table: table.name, id: id)
-        let object = ObjectIdentifier(model)
-        if !state.deletedObservers.isEmpty { state.deletedObservers.removeValue(forKey: object)?.dispose() }
-        let weakModel = _WeakObject(model)
-        let box = self.box
-        // One observer of every property, straight on the model's registrar (cheaper than a
-        // `changes(of:)` subscription: this runs for every row inserted or loaded).
-        let subscription = model._$registrar.addObserver(index: nil, _SlotObserver(
-            onChange: { index, _ in
-                box.store?.changed(object: object, key: key, column: index, model: weakModel, table: table)
-            },
-            onEnd: {}
-        ))
-        state.identity[key] = _IdentityEntry(model: model, subscription: subscription)
+        let registrar = model._$registrar
+        registrar.rowID.store(id, ordering: .relaxed)
+        registrar.setPersistence(table.liveHook)
+        state.identity[_RowKey(table: table.name, id: id)] = model
     }
 
     /// The row of `model` is gone (deleted here or elsewhere): write-through stops, the model
@@ -339,38 +359,36 @@ public final class Store {
     /// changes still pending (never resurrected).
     func markDeleted(_ model: any Model, key: _RowKey, table: _Table) {
         let object = ObjectIdentifier(model)
-        state.identity[key]?.subscription.dispose()
-        state.identity[key] = nil
+        if state.identity[key] === model { state.identity[key] = nil }
         if state.dirty.removeValue(forKey: object) != nil {
             errorSubject.sendNext(.deleted(model: table.definition.modelName, id: key.id))
         }
         model._$registrar.rowID.store(-key.id, ordering: .relaxed)
-        let box = self.box
-        let modelName = table.definition.modelName
-        state.deletedObservers[object]?.dispose()
-        state.deletedObservers[object] = model._$registrar.addObserver(index: nil, _SlotObserver(
-            onChange: { index, _ in
-                guard table.persistsProperty(index), let store = box.store else { return }
-                store.errorSubject.sendNext(.deleted(model: modelName, id: key.id))
-            },
-            onEnd: { box.store?.state.deletedObservers[object] = nil }
-        ))
+        model._$registrar.setPersistence(table.deletedHook)
     }
 
-    /// A stored model changed (on the model's thread): remember which column, and make sure a
-    /// commit is scheduled for the end of this turn.
-    fileprivate func changed(object: ObjectIdentifier, key: _RowKey, column: Int, model: _WeakObject, table: _Table) {
+    /// A stored model changed (on the model's thread, called by its table's `liveHook`):
+    /// remember which column, and make sure a commit is scheduled for the end of this turn.
+    func changed(_ model: AnyObject, _ registrar: ModelRegistrar, column: Int, table: _Table) {
         guard table.persistsProperty(column) else { return }
+        let object = ObjectIdentifier(model)
         if !state.suppressed.isEmpty, state.suppressed.remove(_Suppressed(object: object, column: column)) != nil {
             return   // a value reloaded from the database: not a change to write back
         }
         if state.dirty[object] == nil {
-            guard let live = model.object else { return }
-            state.dirty[object] = _DirtyRow(key: key, table: table, model: live, columns: [])
+            let id = registrar.rowID.load(ordering: .relaxed)
+            guard id > 0 else { return }
+            state.dirty[object] = _DirtyRow(key: _RowKey(table: table.name, id: id), table: table, model: model, columns: [])
             state.dirtyOrder.append(object)
         }
         state.dirty[object]!.columns.insert(column)
         scheduleCommit()
+    }
+
+    /// A model whose row was deleted changed (called by its table's `deletedHook`).
+    func changedAfterDeletion(_ registrar: ModelRegistrar, column: Int, table: _Table) {
+        guard table.persistsProperty(column) else { return }
+        errorSubject.sendNext(.deleted(model: table.definition.modelName, id: -registrar.rowID.load(ordering: .relaxed)))
     }
 
     private func scheduleCommit(after delay: Duration? = nil) {
@@ -481,7 +499,7 @@ public final class Store {
             for index in columns {
                 guard let column = row.table.column(forProperty: index) else { continue }
                 do {
-                    arguments.append(try column.encode(row.table.properties[index].get(model)))
+                    arguments.append(try row.table.encode(property: index, of: model))
                     names.append(column.name)
                 } catch {
                     errorSubject.sendNext(StoreError.wrap(error))
@@ -544,7 +562,7 @@ public final class Store {
 final class _StoreState {
     var tables: [ObjectIdentifier: _Table] = [:]
     var tablesByName: [String: _Table] = [:]
-    var identity: [_RowKey: _IdentityEntry] = [:]
+    var identity = _IdentityMap()
     var dirty: [ObjectIdentifier: _DirtyRow] = [:]
     var dirtyOrder: [ObjectIdentifier] = []
     /// The rows of the batches whose commit is under way, by batch number.
@@ -553,8 +571,6 @@ final class _StoreState {
     /// Columns being set from the database: their next change notification is not written back.
     var suppressed: Set<_Suppressed> = []
     var liveQueries: [Int: any _AnyLiveQuery] = [:]
-    /// Models whose row was deleted (and not inserted again): the observer reporting changes.
-    var deletedObservers: [ObjectIdentifier: any Disposable] = [:]
     var commitScheduled = false
     var retryDelay: Duration?
 }
@@ -588,9 +604,52 @@ struct _RowKey: Hashable, Sendable {
     let id: Int64
 }
 
-struct _IdentityEntry {
+/// A weak reference to a live model, in the identity map.
+struct _WeakModel {
     weak var model: AnyObject?
-    let subscription: any Disposable
+    init(_ model: AnyObject) { self.model = model }
+}
+
+/// The identity map: the live model of each row, held weakly, by table then id.
+///
+/// Entries of freed models are swept out when a table's map has doubled since the last sweep
+/// (amortised: a long-running app that loads and drops rows keeps a bounded map).
+struct _IdentityMap {
+    private var tables: [String: [Int64: _WeakModel]] = [:]
+    private var swept: [String: Int] = [:]
+
+    subscript(key: _RowKey) -> AnyObject? {
+        get { tables[key.table]?[key.id]?.model }
+        set {
+            if let newValue {
+                withTable(key.table, adding: 1) { $0[key.id] = _WeakModel(newValue) }
+            } else {
+                tables[key.table]?[key.id] = nil
+            }
+        }
+    }
+
+    /// Runs `body` with the map of `table`, about to grow by up to `adding` entries.
+    mutating func withTable<R>(_ table: String, adding: Int, _ body: (inout [Int64: _WeakModel]) throws -> R) rethrows -> R {
+        let result = try body(&tables[table, default: [:]])
+        let count = tables[table]?.count ?? 0
+        if count >= 2 * max(swept[table] ?? 0, 512) {
+            tables[table] = tables[table]?.filter { $0.value.model != nil }
+            swept[table] = tables[table]?.count ?? 0
+        }
+        return result
+    }
+
+    /// Every live model, with its key.
+    var live: [(key: _RowKey, model: AnyObject)] {
+        var all: [(key: _RowKey, model: AnyObject)] = []
+        for (table, rows) in tables {
+            for (id, entry) in rows {
+                if let model = entry.model { all.append((_RowKey(table: table, id: id), model)) }
+            }
+        }
+        return all
+    }
 }
 
 /// A row with changes not yet committed. It keeps its model alive until they are: a model the
@@ -624,18 +683,41 @@ struct _Batch: @unchecked Sendable {
     let rows: [_TakenRow]
 }
 
-/// Reads and writes one property of a model of a type known only at run time.
-struct _PropertyAccess: @unchecked Sendable {
-    // The closures only call the schema's `Sendable` get/set closures.
-    let get: (AnyObject) -> Any
-    let set: (AnyObject, Any) -> Void
+/// Reads and writes one persisted property of the models of one type, converting to and from
+/// SQLite values. For a property whose type is `SQLiteConvertible` both directions are typed
+/// (no `Any`, no dynamic cast) and read the backing storage directly.
+struct _ColumnIO: @unchecked Sendable {
+    // The closures are made from the schema's `Sendable` closures and are used only on the
+    // model's thread (the store's).
+    let read: (AnyObject) throws(SQLiteError) -> SQLiteValue
+    let write: (AnyObject, SQLiteValue) throws(SQLiteError) -> Void
+
+    /// The reader and writer of `property`, stored in `column`.
+    static func make<M: AnyObject>(_ property: ModelProperty<M>, column: ColumnDefinition) -> _ColumnIO {
+        if let convertible = property.valueType as? any SQLiteConvertible.Type,
+           let typed = typed(convertible, property) {
+            return typed
+        }
+        return _ColumnIO(
+            read: { object throws(SQLiteError) in try column.encode(property.get(unsafeDowncast(object, to: M.self))) },
+            write: { object, value throws(SQLiteError) in property.set(unsafeDowncast(object, to: M.self), try column.decode(value)) })
+    }
+
+    private static func typed<M: AnyObject, T: SQLiteConvertible>(_: T.Type, _ property: ModelProperty<M>) -> _ColumnIO? {
+        guard let get = property.storageReader(as: T.self), let set = property.setterBox(as: T.self) else { return nil }
+        return _ColumnIO(
+            read: { object throws(SQLiteError) in try get.get(unsafeDowncast(object, to: M.self)).sqliteValue() },
+            write: { object, value throws(SQLiteError) in set.set(unsafeDowncast(object, to: M.self), try T(sqliteValue: value)) })
+    }
 }
 
 /// What the store knows about one model type's table.
 final class _Table: @unchecked Sendable {
-    // Immutable after init; used on the model's thread.
+    // Immutable after init (the hooks are set at the end of init); used on the model's thread,
+    // and its SQL strings on the writer queue.
     let definition: TableDefinition
-    let properties: [_PropertyAccess]
+    /// The reader and writer of each column of `definition.columns`, in that order.
+    let columns: [_ColumnIO]
     let propertyNames: [String]
     let name: String
     let quotedName: String
@@ -643,25 +725,46 @@ final class _Table: @unchecked Sendable {
     let selectSQL: String
     let selectByIDSQL: String
     private let columnByProperty: [Int: ColumnDefinition]
+    /// The position in `columns` of each property's column, by property index (nil: transient).
+    private let positionByProperty: [Int?]
     private let updateSQLCache = _Locked<[[String]: String]>([:])
+    /// Installed on the registrar of every live model of the table: records its changes.
+    private(set) var liveHook: _PersistenceHook!
+    /// Installed on the registrar of a model whose row was deleted: reports its changes as errors.
+    private(set) var deletedHook: _PersistenceHook!
 
-    init(definition: TableDefinition, properties: [_PropertyAccess], propertyNames: [String]) {
+    init(definition: TableDefinition, columns: [_ColumnIO], propertyNames: [String], box: _StoreBox) {
         self.definition = definition
-        self.properties = properties
+        self.columns = columns
         self.propertyNames = propertyNames
         self.name = definition.tableName
         self.quotedName = _quote(definition.tableName)
-        let columns = definition.columns.map { _quote($0.name) }
-        let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        self.insertSQL = "INSERT INTO \(quotedName) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
-        self.selectSQL = "SELECT id\(columns.isEmpty ? "" : ", ")\(columns.joined(separator: ", ")) FROM \(quotedName)"
+        let quotedColumns = definition.columns.map { _quote($0.name) }
+        let placeholders = Array(repeating: "?", count: quotedColumns.count).joined(separator: ", ")
+        self.insertSQL = "INSERT INTO \(quotedName) (\(quotedColumns.joined(separator: ", "))) VALUES (\(placeholders))"
+        self.selectSQL = "SELECT id\(quotedColumns.isEmpty ? "" : ", ")\(quotedColumns.joined(separator: ", ")) FROM \(quotedName)"
         self.selectByIDSQL = selectSQL + " WHERE id = ?"
         var byProperty: [Int: ColumnDefinition] = [:]
-        for column in definition.columns { byProperty[column.propertyIndex] = column }
+        var positions = [Int?](repeating: nil, count: propertyNames.count)
+        for (position, column) in definition.columns.enumerated() {
+            byProperty[column.propertyIndex] = column
+            positions[column.propertyIndex] = position
+        }
         self.columnByProperty = byProperty
+        self.positionByProperty = positions
+        // A hook lives as long as a model holding it, maybe longer than the store: it reaches the
+        // store weakly, and the table only while the store (which holds the table) is alive.
+        liveHook = _PersistenceHook { [unowned self] model, registrar, index in
+            box.store?.changed(model, registrar, column: index, table: self)
+        }
+        deletedHook = _PersistenceHook { [unowned self] _, registrar, index in
+            box.store?.changedAfterDeletion(registrar, column: index, table: self)
+        }
     }
 
-    func persistsProperty(_ index: Int) -> Bool { columnByProperty[index] != nil }
+    func persistsProperty(_ index: Int) -> Bool {
+        index < positionByProperty.count && positionByProperty[index] != nil
+    }
 
     /// `SELECT` of the given columns (every column when nil) of the rows matching `condition`,
     /// ordered by property `orderBy` (then by id), or by id.
@@ -692,13 +795,43 @@ final class _Table: @unchecked Sendable {
         }
     }
 
-    func encodeAll(_ model: AnyObject) throws -> [SQLiteValue] {
-        try definition.columns.map { column in try column.encode(properties[column.propertyIndex].get(model)) }
+    /// The values of every column of `model`, in column order.
+    func encodeAll(_ model: AnyObject) throws(SQLiteError) -> [SQLiteValue] {
+        var values: [SQLiteValue] = []
+        values.reserveCapacity(columns.count)
+        for position in columns.indices { values.append(try encode(position: position, of: model)) }
+        return values
     }
 
-    func decodeAll(_ values: ArraySlice<SQLiteValue>, into model: AnyObject) throws {
-        for (column, value) in zip(definition.columns, values) {
-            properties[column.propertyIndex].set(model, try column.decode(value, table: name))
+    /// The value of property `index` of `model` (a persisted property).
+    func encode(property index: Int, of model: AnyObject) throws(SQLiteError) -> SQLiteValue {
+        try encode(position: positionByProperty[index]!, of: model)
+    }
+
+    private func encode(position: Int, of model: AnyObject) throws(SQLiteError) -> SQLiteValue {
+        do {
+            return try columns[position].read(model)
+        } catch {
+            throw error.locating(table: nil, column: definition.columns[position].name, sql: nil)
+        }
+    }
+
+    /// Sets every persisted property of `model` from `values` (in column order).
+    func decodeAll(_ values: Slice<UnsafeBufferPointer<SQLiteValue>>, into model: AnyObject) throws(SQLiteError) {
+        var position = 0
+        for value in values {
+            try decode(value, position: position, into: model)
+            position += 1
+        }
+    }
+
+    /// Sets the property stored in column `position` of `model` from `value`; a value that does
+    /// not fit is a mismatch naming the table and column.
+    func decode(_ value: SQLiteValue, position: Int, into model: AnyObject) throws(SQLiteError) {
+        do {
+            try columns[position].write(model, value)
+        } catch {
+            throw error.locating(table: name, column: definition.columns[position].name, sql: nil)
         }
     }
 }
