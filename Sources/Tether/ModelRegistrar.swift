@@ -516,6 +516,14 @@ public final class ModelRegistrar: Sendable {
         _persistence.exchange(new, ordering: .acquiringAndReleasing)?.release()
     }
 
+    /// Whether the side object (observers, lifetime, Observation registrar) was made: false for
+    /// a model that nobody observed, bound or read under Observation.
+    package var hasSideObject: Bool { _side.load(ordering: .acquiring) != nil }
+
+    /// The properties (bits, as in `bridged`) that Observation may observe: those read outside
+    /// Tether with the bridge on.
+    package var bridgedProperties: UInt64 { bridged.load(ordering: .relaxed) }
+
     /// The installed persistence hook, if any.
     package var persistence: _PersistenceHook? {
         _persistence.load(ordering: .acquiring)?.takeUnretainedValue()

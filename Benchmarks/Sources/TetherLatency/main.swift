@@ -412,6 +412,27 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-insert
     exit(0)
 }
 
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-fetch" {
+    // For profilers: load 100,000 rows as models into a fresh store, 10 times (not part of the tables).
+    let path = temporaryDatabase("profile-fetch")
+    onMainThreadNow {
+        let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
+        try! store.insert(contentsOf: (0..<100_000).map { r in let row = LatencyRow(); row.title = "row \(r)"; row.points = r; return row })
+    }
+    for _ in 0..<10 {
+        let elapsed = onMainThreadNow {
+            let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
+            _ = try! store.fetch(LatencyRow.self, where: "id < 0")
+            let start = monotonicNanoseconds()
+            let rows = try! store.fetch(LatencyRow.self)
+            precondition(rows.count == 100_000)
+            return monotonicNanoseconds() - start
+        }
+        print("fetch 100,000:", elapsed / 1_000_000, "ms")
+    }
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "child-writer" {
     childWriter(path: CommandLine.arguments[2], count: Int(CommandLine.arguments[3])!)
     exit(0)

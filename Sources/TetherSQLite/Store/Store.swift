@@ -138,6 +138,7 @@ public final class Store {
             let definition = try TableDefinition(for: type, defaultsFrom: M())
             let properties = M._$schema.properties
             let table = _Table(
+                makeModel: { let model = M(); return (model, model._$registrar) },
                 definition: definition,
                 columns: definition.columns.map { _ColumnIO.make(properties[$0.propertyIndex], column: $0) },
                 propertyNames: properties.map(\.name),
@@ -227,7 +228,7 @@ public final class Store {
     public func load<M: PersistentModel>(_ type: M.Type, id: Int64) throws(StoreError) -> M? {
         let table = try table(for: type)
         if let live = state.identity[_RowKey(table: table.name, id: id)] { return unsafeDowncast(live, to: M.self) }
-        return try fetch(type, where: "id = ?", [.integer(id)]).first
+        return try _fetch(type, sql: table.selectByIDSQL, [.integer(id)], table: table).first
     }
 
     /// The models whose rows match `condition` (SQL, with `?` placeholders bound to
@@ -272,6 +273,11 @@ public final class Store {
     ) throws(StoreError) -> [M] {
         let table = try table(for: type)
         let sql = try table.querySQL(columns: nil, where: condition, orderBy: orderBy, descending: descending)
+        return try _fetch(type, sql: sql, arguments, table: table)
+    }
+
+    /// The live models of the rows `sql` selects (every column of `table`, id first).
+    func _fetch<M: PersistentModel>(_ type: M.Type, sql: String, _ arguments: [SQLiteValue], table: _Table) throws(StoreError) -> [M] {
         let width = table.columns.count + 1
         // Every row's values in one array (id first): one allocation for the whole result.
         let values: [SQLiteValue]
@@ -282,7 +288,7 @@ public final class Store {
                 try statement.bind(arguments)
                 var values: [SQLiteValue] = []
                 while try statement.step() {
-                    if values.isEmpty { values.reserveCapacity(width * 64) }
+                    if values.isEmpty { values.reserveCapacity(width) } else if values.count == width { values.reserveCapacity(width * 64) }
                     for column in 0..<width { values.append(try statement.value(at: column)) }
                 }
                 return values
@@ -291,34 +297,23 @@ public final class Store {
             throw StoreError.wrap(error)
         }
         let count = values.count / width
-        var models: [M] = []
-        models.reserveCapacity(count)
-        let hook = table.liveHook
         do {
-            try values.withUnsafeBufferPointer { values in
-                try state.identity.withTable(table.name, adding: count) { live in
-                    for row in 0..<count {
-                        let first = row * width
-                        guard case .integer(let id) = values[first] else { continue }
-                        if let model = live[id]?.model {
-                            // The identity map holds only models of the table's type.
-                            models.append(unsafeDowncast(model, to: M.self))
-                            continue
+            // Written in place by `materialize` (not generic: nothing looks up generic type
+            // metadata per row). A reference to an `M` and an `AnyObject` are both one strong
+            // pointer to the object: the buffer can be seen as either.
+            return try [M](unsafeUninitializedCapacity: count) { buffer, initialized in
+                guard let base = buffer.baseAddress else { return }
+                try values.withUnsafeBufferPointer { values in
+                    try state.identity.withTable(table.name, adding: count) { live in
+                        try base.withMemoryRebound(to: AnyObject.self, capacity: count) { out in
+                            try table.materialize(values, width: width, live: &live, into: out, count: &initialized)
                         }
-                        let model = M()
-                        try table.decodeAll(values[(first + 1)..<(first + width)], into: model)
-                        let registrar = model._$registrar
-                        registrar.rowID.store(id, ordering: .relaxed)
-                        registrar.setPersistence(hook)
-                        live[id] = _WeakModel(model)
-                        models.append(model)
                     }
                 }
             }
         } catch {
             throw StoreError.wrap(error)
         }
-        return models
     }
 
     /// Deletes the model's row; the model stops being written through (a later change to it is
@@ -612,8 +607,9 @@ struct _WeakModel {
 
 /// The identity map: the live model of each row, held weakly, by table then id.
 ///
-/// Entries of freed models are swept out when a table's map has doubled since the last sweep
-/// (amortised: a long-running app that loads and drops rows keeps a bounded map).
+/// Entries of freed models are swept out before a table's map grows, once it has doubled since
+/// the last sweep (amortised: a long-running app that loads and drops rows keeps a map in
+/// proportion to what it holds).
 struct _IdentityMap {
     private var tables: [String: [Int64: _WeakModel]] = [:]
     private var swept: [String: Int] = [:]
@@ -631,14 +627,22 @@ struct _IdentityMap {
 
     /// Runs `body` with the map of `table`, about to grow by up to `adding` entries.
     mutating func withTable<R>(_ table: String, adding: Int, _ body: (inout [Int64: _WeakModel]) throws -> R) rethrows -> R {
-        let result = try body(&tables[table, default: [:]])
-        let count = tables[table]?.count ?? 0
-        if count >= 2 * max(swept[table] ?? 0, 512) {
-            tables[table] = tables[table]?.filter { $0.value.model != nil }
-            swept[table] = tables[table]?.count ?? 0
-        }
-        return result
+        sweep(table, adding: adding)
+        return try body(&tables[table, default: [:]])
     }
+
+    private mutating func sweep(_ table: String, adding: Int) {
+        let count = tables[table]?.count ?? 0
+        if count >= 2 * max(swept[table] ?? 0, 1024) {
+            let dead = tables[table]?.compactMap { $0.value.model == nil ? $0.key : nil } ?? []
+            for id in dead { tables[table]?.removeValue(forKey: id) }
+            swept[table] = count - dead.count
+        }
+        tables[table, default: [:]].reserveCapacity(count + adding)
+    }
+
+    /// The number of entries of `table` (live or not yet swept).
+    func entryCount(_ table: String) -> Int { tables[table]?.count ?? 0 }
 
     /// Every live model, with its key.
     var live: [(key: _RowKey, model: AnyObject)] {
@@ -716,6 +720,8 @@ final class _Table: @unchecked Sendable {
     // Immutable after init (the hooks are set at the end of init); used on the model's thread,
     // and its SQL strings on the writer queue.
     let definition: TableDefinition
+    /// Makes a model of the table's type with its default values, and returns its registrar.
+    let makeModel: () -> (AnyObject, ModelRegistrar)
     /// The reader and writer of each column of `definition.columns`, in that order.
     let columns: [_ColumnIO]
     let propertyNames: [String]
@@ -733,7 +739,9 @@ final class _Table: @unchecked Sendable {
     /// Installed on the registrar of a model whose row was deleted: reports its changes as errors.
     private(set) var deletedHook: _PersistenceHook!
 
-    init(definition: TableDefinition, columns: [_ColumnIO], propertyNames: [String], box: _StoreBox) {
+    init(makeModel: @escaping () -> (AnyObject, ModelRegistrar), definition: TableDefinition,
+         columns: [_ColumnIO], propertyNames: [String], box: _StoreBox) {
+        self.makeModel = makeModel
         self.definition = definition
         self.columns = columns
         self.propertyNames = propertyNames
@@ -813,6 +821,34 @@ final class _Table: @unchecked Sendable {
             return try columns[position].read(model)
         } catch {
             throw error.locating(table: nil, column: definition.columns[position].name, sql: nil)
+        }
+    }
+
+    /// Writes the live models of the rows in `values` (`width` values per row: the id, then
+    /// every column) to `out`, in order, counting them in `count`: the one in `live` (the
+    /// table's identity map) if there is one, else a new model made from the row, written
+    /// through from now on and added to `live`. (Not generic, so that nothing here looks up
+    /// generic type metadata per row.) On error, `count` says how many were written.
+    func materialize(
+        _ values: UnsafeBufferPointer<SQLiteValue>, width: Int, live: inout [Int64: _WeakModel],
+        into out: UnsafeMutablePointer<AnyObject>, count: inout Int
+    ) throws(SQLiteError) {
+        let hook = liveHook!
+        for row in 0..<(values.count / width) {
+            let first = row * width
+            guard case .integer(let id) = values[first] else { continue }
+            if let model = live[id]?.model {
+                (out + count).initialize(to: model)
+                count += 1
+                continue
+            }
+            let (model, registrar) = makeModel()
+            try decodeAll(values[(first + 1)..<(first + width)], into: model)
+            registrar.rowID.store(id, ordering: .relaxed)
+            registrar.setPersistence(hook)
+            live[id] = _WeakModel(model)
+            (out + count).initialize(to: model)
+            count += 1
         }
     }
 

@@ -1,0 +1,108 @@
+import Foundation
+import Testing
+@testable import TetherSQLite
+
+/// What a stored model costs and holds: models the store loads or inserts get no observer
+/// machinery of their own, the store's reads are not Observation reads, the identity map does
+/// not grow without bound, and nothing the store installs outlives what it should.
+@Suite("Store: footprint of stored models")
+struct StoreFootprintTests {
+    @Test func loadedAndInsertedModelsGetNoObserverMachineryUntilObserved() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let inserted = try store.insert(Ticket())
+        #expect(!inserted._$registrar.hasSideObject)
+        inserted.points = 4                                   // written through by the hook alone
+        try store.flush()
+        let id = try #require(inserted.persistentID)
+        #expect(try fixture.another().rows("SELECT points FROM Ticket WHERE id = ?", [.integer(id)]).first?.values == [.integer(4)])
+        #expect(!inserted._$registrar.hasSideObject)
+
+        try fixture.another().execute("INSERT INTO Ticket (title, points) VALUES ('other', 7)")
+        let loaded = try #require(try store.fetch(Ticket.self, where: "title = 'other'").first)
+        #expect(!loaded._$registrar.hasSideObject)
+
+        // Observing makes it, and both the observer and the store hear every change.
+        let seen = Box<Int>()
+        let subscription = observe(loaded, \.points).subscribe(next: { seen.append($0) })
+        #expect(loaded._$registrar.hasSideObject)
+        loaded.points = 8
+        try store.flush()
+        #expect(seen.values == [7, 8])
+        #expect(try fixture.another().rows("SELECT points FROM Ticket WHERE title = 'other'").first?.values == [.integer(8)])
+        subscription.dispose()
+    }
+
+    @Test func theStoresReadsAreNotObservationReads() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let previous = ObservationBridge.isEnabled
+        ObservationBridge.isEnabled = true
+        defer { ObservationBridge.isEnabled = previous }
+        let ticket = Ticket()
+        ticket.title = "a"
+        try store.insert(ticket)                               // reads every persisted property
+        ticket.points = 2
+        try store.flush()                                      // reads the changed one again
+        _ = try store.fetch(Ticket.self)
+        #expect(ticket._$registrar.bridgedProperties == 0,
+                "only reads outside Tether make Observation watch a property (and slow its writes)")
+        _ = ticket.points                                      // the app's own read
+        #expect(ticket._$registrar.bridgedProperties != 0)
+    }
+
+    @Test func theIdentityMapDropsTheEntriesOfFreedModels() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        try store.insert(contentsOf: (0..<3_000).map { _ in Ticket() })   // dropped at once
+        let kept = try store.fetch(Ticket.self, where: "id <= 10")
+        for round in 0..<20 {
+            let chunk = try store.fetch(Ticket.self, where: "id > ? AND id <= ?", [.integer(Int64(10 + 100 * round)), .integer(Int64(110 + 100 * round))])
+            #expect(chunk.count == 100)
+        }
+        // 3,000 rows were live at some point; the map holds the 10 live ones and at most what
+        // was added since the last sweep (it sweeps before growing past twice the last count).
+        #expect(store.state.identity.entryCount("Ticket") < 2_200)
+        #expect(try store.fetch(Ticket.self, where: "id <= 10").elementsEqual(kept, by: ===))
+    }
+
+    @Test func aModelOutlivingItsStoreIsNoLongerWrittenAndNothingCrashes() throws {
+        let fixture = try StoreFixture()
+        let ticket = try fixture.store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        weak let table = fixture.store.state.tables[ObjectIdentifier(Ticket.self)]
+        fixture.close()
+        #expect(table == nil, "the model's hook does not keep the store's table alive")
+        ticket.points = 9                                      // the store is gone: not written
+        fixture.scheduler.advance()
+        #expect(try fixture.another().rows("SELECT points FROM Ticket WHERE id = ?", [.integer(id)]).first?.values == [.integer(1)])
+    }
+
+    @Test func theHookAndTableAreFreedWithTheStoreAndItsModels() throws {
+        let fixture = try StoreFixture()
+        weak var table: _Table?
+        weak var model: Ticket?
+        do {
+            let ticket = try fixture.store.insert(Ticket())
+            model = ticket
+            table = fixture.store.state.tables[ObjectIdentifier(Ticket.self)]
+            #expect(ticket._$registrar.persistence === table?.liveHook)
+        }
+        #expect(model == nil)
+        fixture.close()
+        #expect(table == nil)
+    }
+
+    @Test func loadingOneRowByIDReadsItOnceAndMapsIt() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        #expect(try store.fetch(Ticket.self).isEmpty)          // creates the table
+        try fixture.another().execute("INSERT INTO Ticket (id, title, points, estimate) VALUES (41, 'x', 3, 2.5)")
+        fixture.log.clear()
+        let loaded = try #require(try store.load(Ticket.self, id: 41))
+        #expect([loaded.title, "\(loaded.points)", "\(loaded.estimate.map { "\($0)" } ?? "nil")"] == ["x", "3", "2.5"])
+        #expect(try store.load(Ticket.self, id: 41) === loaded)
+        #expect(try store.load(Ticket.self, id: 42) == nil)
+        #expect(fixture.log.statements.filter { $0.hasPrefix("SELECT") }.count == 2, "41 once, then 42")
+    }
+}
