@@ -419,17 +419,24 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-fetch"
         let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
         try! store.insert(contentsOf: (0..<100_000).map { r in let row = LatencyRow(); row.title = "row \(r)"; row.points = r; return row })
     }
+    // Every store and result is kept until exit, so that the profile shows loading, not freeing.
+    var kept: [Store] = []
+    var keptRows: [[LatencyRow]] = []
     for _ in 0..<10 {
         let elapsed = onMainThreadNow {
             let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
             _ = try! store.fetch(LatencyRow.self, where: "id < 0")
             let start = monotonicNanoseconds()
             let rows = try! store.fetch(LatencyRow.self)
+            let elapsed = monotonicNanoseconds() - start
             precondition(rows.count == 100_000)
-            return monotonicNanoseconds() - start
+            kept.append(store)
+            keptRows.append(rows)
+            return elapsed
         }
         print("fetch 100,000:", elapsed / 1_000_000, "ms")
     }
+    print("kept", kept.count, keptRows.count)
     exit(0)
 }
 

@@ -254,7 +254,12 @@ public final class Statement {
             let bytes = sqlite3_column_text(handle, column)
             let count = Int(sqlite3_column_bytes(handle, column))
             guard let bytes, count > 0 else { return .text("") }
-            guard let text = String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self) else {
+            // SQLite ends text with a NUL: without an embedded one, the (non-generic, faster)
+            // C-string initializer validates exactly these bytes.
+            let validated = !UnsafeBufferPointer(start: bytes, count: count).contains(0)
+                ? String(validatingCString: UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self))
+                : String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+            guard let text = validated else {
                 throw SQLiteError.mismatch(expected: "valid UTF-8 text", found: "TEXT with invalid UTF-8 (\(count) bytes)")
                     .locating(table: tableName(column), column: originName(column), sql: sql)
             }

@@ -138,7 +138,11 @@ public final class Store {
             let definition = try TableDefinition(for: type, defaultsFrom: M())
             let properties = M._$schema.properties
             let table = _Table(
-                makeModel: { let model = M(); return (model, model._$registrar) },
+                makeModel: {
+                    let model = M()
+                    // The model holds its registrar for as long as the caller holds the model.
+                    return (model, Unmanaged.passUnretained(model._$registrar))
+                },
                 definition: definition,
                 columns: definition.columns.map { _ColumnIO.make(properties[$0.propertyIndex], column: $0) },
                 propertyNames: properties.map(\.name),
@@ -721,7 +725,7 @@ final class _Table: @unchecked Sendable {
     // and its SQL strings on the writer queue.
     let definition: TableDefinition
     /// Makes a model of the table's type with its default values, and returns its registrar.
-    let makeModel: () -> (AnyObject, ModelRegistrar)
+    let makeModel: () -> (AnyObject, Unmanaged<ModelRegistrar>)
     /// The reader and writer of each column of `definition.columns`, in that order.
     let columns: [_ColumnIO]
     let propertyNames: [String]
@@ -739,7 +743,7 @@ final class _Table: @unchecked Sendable {
     /// Installed on the registrar of a model whose row was deleted: reports its changes as errors.
     private(set) var deletedHook: _PersistenceHook!
 
-    init(makeModel: @escaping () -> (AnyObject, ModelRegistrar), definition: TableDefinition,
+    init(makeModel: @escaping () -> (AnyObject, Unmanaged<ModelRegistrar>), definition: TableDefinition,
          columns: [_ColumnIO], propertyNames: [String], box: _StoreBox) {
         self.makeModel = makeModel
         self.definition = definition
@@ -833,22 +837,34 @@ final class _Table: @unchecked Sendable {
         _ values: UnsafeBufferPointer<SQLiteValue>, width: Int, live: inout [Int64: _WeakModel],
         into out: UnsafeMutablePointer<AnyObject>, count: inout Int
     ) throws(SQLiteError) {
+        // Everything the loop uses is loaded once (no retain and release per row).
         let hook = liveHook!
-        for row in 0..<(values.count / width) {
-            let first = row * width
-            guard case .integer(let id) = values[first] else { continue }
-            if let model = live[id]?.model {
+        let makeModel = self.makeModel
+        try columns.withUnsafeBufferPointer { columns throws(SQLiteError) in
+            for row in 0..<(values.count / width) {
+                let first = row * width
+                guard case .integer(let id) = values[first] else { continue }
+                if let model = live[id]?.model {
+                    (out + count).initialize(to: model)
+                    count += 1
+                    continue
+                }
+                let (model, registrar) = makeModel()
+                for position in 0..<columns.count {
+                    do throws(SQLiteError) {
+                        try columns[position].write(model, values[first + 1 + position])
+                    } catch {
+                        throw error.locating(table: name, column: definition.columns[position].name, sql: nil)
+                    }
+                }
+                registrar._withUnsafeGuaranteedRef { registrar in
+                    registrar.rowID.store(id, ordering: .relaxed)
+                    registrar.setPersistence(hook)
+                }
+                live[id] = _WeakModel(model)
                 (out + count).initialize(to: model)
                 count += 1
-                continue
             }
-            let (model, registrar) = makeModel()
-            try decodeAll(values[(first + 1)..<(first + width)], into: model)
-            registrar.rowID.store(id, ordering: .relaxed)
-            registrar.setPersistence(hook)
-            live[id] = _WeakModel(model)
-            (out + count).initialize(to: model)
-            count += 1
         }
     }
 
