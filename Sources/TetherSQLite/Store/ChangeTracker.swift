@@ -133,7 +133,9 @@ final class _ChangeTracker: Sendable {
     static let pruneInterval: Int64 = 1_000
     /// From how many rows a store's insert switches the triggers off and logs ranges of ids
     /// itself (see `insert`). Switching costs a new preparation of each statement the
-    /// connection runs next; the insert trigger costs about half a microsecond per row.
+    /// connection runs next; the insert trigger costs 0.5 to 0.7 µs per row. Measured (release
+    /// build, cycles of an insert, a one-row write-through and a fetch): at 32 rows switching
+    /// costs a little more than the triggers, at 64 a little less, at 128 clearly less.
     static let bulkInsertThreshold = 64
 
     private struct State {
