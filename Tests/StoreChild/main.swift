@@ -10,6 +10,8 @@
 //                            the store's watcher), until the title is "stop"; print "bye"
 //   store-child hold PATH ID      begin a transaction that changes ticket ID, print "holding",
 //                            and wait (to be killed mid-transaction)
+//   store-child bulk PATH N       insert N tickets (ticket i: title "b<i>", points i) with one
+//                            insert(contentsOf:), then print "inserted FIRST LAST" (their ids)
 
 import Foundation
 import Synchronization
@@ -31,7 +33,7 @@ func say(_ line: String) {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: store-child burst|exit|count|watch|hold PATH [ID [N]]\n".utf8))
+    FileHandle.standardError.write(Data("usage: store-child burst|exit|count|watch|hold|bulk PATH [ID [N]]\n".utf8))
     exit(2)
 }
 
@@ -61,6 +63,17 @@ case "watch":
         usleep(500)
     }
     say("bye")
+    exit(0)
+case "bulk":
+    let store = try Store(path: arguments[2], scheduler: TestScheduler(), watchesExternalChanges: false)
+    let tickets = (0..<Int(arguments[3])!).map { i in
+        let ticket = Ticket()
+        ticket.title = "b\(i)"
+        ticket.points = i
+        return ticket
+    }
+    try store.insert(contentsOf: tickets)
+    say("inserted \(tickets.first?.persistentID ?? 0) \(tickets.last?.persistentID ?? 0)")
     exit(0)
 case "hold":
     let connection = try Connection(path: arguments[2])

@@ -28,7 +28,9 @@ struct EmbeddedSchemaTests {
         }
         let folder = try Migrator(directory: schemaDirectory).migrations
         #expect(folder.map(\.checksum) == builtIn.map(\.checksum))
-        #expect(builtIn.map(\.name) == ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql"])
+        #expect(builtIn.map(\.name) == [
+            "001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql", "004_tether_change_ranges.sql",
+        ])
     }
 
     @Test func literalsReproduceTrickyTextExactly() {

@@ -15,16 +15,19 @@ struct MigratorTests {
         let db = try TestDatabase()
         db.clearLog()
         let applied = try Migrator.builtIn().migrate(db.connection)
-        #expect(applied.map(\.name) == ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql"])
-        #expect(db.transactionCount == 3)
+        let names = ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql", "004_tether_change_ranges.sql"]
+        #expect(applied.map(\.name) == names)
+        #expect(db.transactionCount == 4)
         #expect(try db.connection.tableExists("Invoice"))
+        #expect(try db.connection.columns(in: "tether_changes").map(\.name) == ["seq", "tbl", "row", "kind", "last"])
 
         let records = try Migrator.builtIn().appliedMigrations(in: db.connection)
-        #expect(records.map(\.name) == ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql"])
+        #expect(records.map(\.name) == names)
         #expect(records.map(\.checksum) == [
             "b294b5648e94540e90b059d633f09b5f6d6f1f50fe06f7fbba8f0fa12c4a2eea",   // sha256sum schema/001_tether_metadata.sql
             "af562df3fb8564466fbaca8ab6bed6c98ec4b827ce7001dfd37f0b489c88b6dc",   // sha256sum schema/002_tether_changes.sql
             "1fd3a016f54495133ca584940d8fea0f9c8e9aa4c69f41a6f4eac150639d339c",   // sha256sum schema/003_invoice.sql
+            "5518622d85e20bdf9626de61c01c8c7dc615803863bc7fab8cd142589a9b4837",   // sha256sum schema/004_tether_change_ranges.sql
         ], "applied migrations never change, so their checksums are fixed")
         #expect(records.allSatisfy { abs($0.appliedAt.timeIntervalSinceNow) < 60 })
 
@@ -153,10 +156,23 @@ struct MigratorTests {
         let migrator = try Migrator.builtIn()
         // The second connection computed its pending list before the first applied anything.
         let pendingForOther = try migrator.pendingMigrations(in: other)
-        #expect(pendingForOther.count == 3)
+        #expect(pendingForOther.count == 4)
         try migrator.migrate(db.connection)
         #expect(try migrator.migrate(other).isEmpty)
-        #expect(try other.scalar("SELECT count(*) FROM tether_migrations", as: Int.self) == 3)
+        #expect(try other.scalar("SELECT count(*) FROM tether_migrations", as: Int.self) == 4)
+    }
+
+    @Test func aStoresDefaultMigratorIsTethersOwnFilesWithTheirGap() throws {
+        let own = try Migrator.tetherOwn()
+        #expect(own.migrations.map(\.name) == ["001_tether_metadata.sql", "002_tether_changes.sql", "004_tether_change_ranges.sql"])
+        let db = try TestDatabase()
+        db.clearLog()
+        #expect(try own.migrate(db.connection).map(\.name) == own.migrations.map(\.name))
+        #expect(db.transactionCount == 3)
+        #expect(try !db.connection.tableExists("Invoice"), "the sample's table is not Tether's own")
+        #expect(try own.migrate(db.connection).isEmpty, "nothing left to apply")
+        let error = #expect(throws: MigrationError.self) { try Migrator(own.migrations) }
+        #expect(error == .gap(missing: 3, next: "004_tether_change_ranges.sql"), "the public initialiser still refuses gaps")
     }
 
     @Test func readsADirectory() throws {

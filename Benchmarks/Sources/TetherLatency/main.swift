@@ -390,14 +390,14 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-insert
                 if CommandLine.arguments[2] == "auto" {
                     try! store.database.sync {
                         try $0.execute("DROP TABLE tether_changes")
-                        try $0.execute("CREATE TABLE tether_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, row INTEGER NOT NULL, kind INTEGER NOT NULL)")
+                        try $0.execute("CREATE TABLE tether_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, row INTEGER NOT NULL, kind INTEGER NOT NULL, last INTEGER)")
                         try $0.execute("CREATE TRIGGER tether_LatencyRow_insert AFTER INSERT ON LatencyRow BEGIN INSERT INTO tether_changes (tbl, row, kind) VALUES ('LatencyRow', NEW.id, 1); END")
                     }
                 }
                 if CommandLine.arguments[2] == "plain" {
                     try! store.database.sync {
                         try $0.execute("DROP TABLE tether_changes")
-                        try $0.execute("CREATE TABLE tether_changes (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, row INTEGER NOT NULL, kind INTEGER NOT NULL)")
+                        try $0.execute("CREATE TABLE tether_changes (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, row INTEGER NOT NULL, kind INTEGER NOT NULL, last INTEGER)")
                         try $0.execute("CREATE TRIGGER tether_LatencyRow_insert AFTER INSERT ON LatencyRow BEGIN INSERT INTO tether_changes (tbl, row, kind) VALUES ('LatencyRow', NEW.id, 1); END")
                     }
                 }

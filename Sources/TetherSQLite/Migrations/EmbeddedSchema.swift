@@ -94,5 +94,26 @@ CREATE TABLE Invoice (
 
 """#
         ),
+        (
+            name: "004_tether_change_ranges.sql",
+            sql: #"""
+-- Range entries in Tether's change log (the table of schema/002_tether_changes.sql).
+--
+-- last: NULL for an entry about one row, `row` (what the triggers write). Otherwise the entry
+-- is about every row whose id is in row...last (both included), all with the same kind. A store
+-- that inserts many rows in one transaction into a table without triggers of the app's own
+-- switches the triggers off for its INSERT statements and writes the log itself: one entry
+-- (kind 1, insert) per run of consecutive ids instead of one entry per row
+-- (docs/PERSISTENCE.md, "Changes made elsewhere").
+--
+-- Readers expand an entry into one change per row, in id order, all under the entry's seq.
+-- Pruning counts entries, not rows: a range entry is one of the 10,000 kept.
+--
+-- A program whose Tether predates this file refuses a database it was applied to (the migrator
+-- does not know it), so no reader takes a range entry for one row.
+ALTER TABLE tether_changes ADD COLUMN last INTEGER;
+
+"""#
+        ),
     ]
 }

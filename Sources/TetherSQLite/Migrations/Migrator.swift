@@ -12,7 +12,7 @@ import Foundation
 /// ```swift
 /// let connection = try Connection(path: "invoices.sqlite")
 /// let applied = try Migrator.builtIn().migrate(connection)
-/// applied.map(\.name)   // ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql"] the first time, [] after
+/// applied.map(\.name)   // ["001_tether_metadata.sql", ..., "004_tether_change_ranges.sql"] the first time, [] after
 /// ```
 ///
 /// How it works:
@@ -90,12 +90,26 @@ public struct Migrator: Sendable {
     /// The migrator for Tether's `schema/` folder (compiled into the module).
     ///
     /// ```swift
-    /// try Migrator.builtIn().migrations.map(\.name)   // ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql"]
+    /// try Migrator.builtIn().migrations.map(\.name)
+    /// // ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql", "004_tether_change_ranges.sql"]
     /// ```
     public static func builtIn() throws(MigrationError) -> Migrator {
         var migrations: [Migration] = []
         for file in embeddedSchema { migrations.append(try Migration(name: file.name, sql: file.sql)) }
         return try Migrator(migrations)
+    }
+
+    /// Tether's own migrations of `schema/` (the files whose names contain `_tether_`: the
+    /// migrations record and the change log), which a `Store` applies by default. Their numbers
+    /// skip the sample's (`003_invoice.sql`), so this migrator allows gaps.
+    static func tetherOwn() throws(MigrationError) -> Migrator {
+        Migrator(allowingGaps: try builtIn().migrations.filter { $0.name.contains("_tether_") })
+    }
+
+    /// A migrator for `migrations` as they are (numbers may have gaps; the built-in list has no
+    /// duplicates).
+    private init(allowingGaps migrations: [Migration]) {
+        self.migrations = migrations.sorted { ($0.number, $0.name) < ($1.number, $1.name) }
     }
 
     /// The migrations recorded as applied in `connection`'s database, in number order (empty

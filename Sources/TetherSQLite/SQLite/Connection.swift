@@ -430,6 +430,35 @@ public final class Connection {
         return columns
     }
 
+    // MARK: Triggers
+
+    /// Whether the connection runs triggers (`SQLITE_DBCONFIG_ENABLE_TRIGGER`; on unless
+    /// `withTriggersDisabled` is running).
+    var triggersEnabled: Bool {
+        var enabled: Int32 = 0
+        _ = tether_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_TRIGGER, -1, &enabled)
+        return enabled != 0
+    }
+
+    /// Runs `body` with the connection's triggers off (`SQLITE_DBCONFIG_ENABLE_TRIGGER`), and
+    /// turns them back on after it, whether it returns or throws.
+    ///
+    /// SQLite decides whether a statement runs triggers when it prepares it, so each change of
+    /// the setting expires every prepared statement of the connection, the cached ones included:
+    /// each is prepared again, by SQLite, on its next step. Worth it only for big batches.
+    func withTriggersDisabled<Result>(_ body: () throws -> Result) throws -> Result {
+        var enabled: Int32 = 1
+        let code = tether_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &enabled)
+        guard code == SQLITE_OK, enabled == 0 else {
+            throw SQLiteError(resultCode: code == SQLITE_OK ? SQLITE_ERROR : code, db: handle, sql: nil)
+        }
+        defer {
+            // Cannot fail for a valid handle: this option only sets a flag.
+            _ = tether_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_TRIGGER, 1, &enabled)
+        }
+        return try body()
+    }
+
     // MARK: Tracing
 
     /// Calls `handler` with the SQL of every statement as it starts running

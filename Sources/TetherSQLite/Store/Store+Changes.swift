@@ -172,7 +172,7 @@ extension Store {
             guard let query = state.liveQueries[id] else { continue }
             switch result {
             case .success(let ids):
-                query.update(ids: ids, changes: set.changes, resync: set.resync, store: self)
+                query.update(ids: ids, entries: set.entries, resync: set.resync, store: self)
             case .failure(let error):
                 query.fail(.sqlite(error))
                 stopLiveQuery(id)
@@ -330,7 +330,7 @@ extension Store {
 
 /// A live query, as the store keeps it (on its thread).
 protocol _AnyLiveQuery: AnyObject {
-    func update(ids: [Int64], changes: [StoreChange], resync: Bool, store: Store)
+    func update(ids: [Int64], entries: [_LogEntry], resync: Bool, store: Store)
     func fail(_ error: StoreError)
     func end()
 }
@@ -361,11 +361,11 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
         self.current = models
     }
 
-    func update(ids newIDs: [Int64], changes: [StoreChange], resync: Bool, store: Store) {
+    func update(ids newIDs: [Int64], entries: [_LogEntry], resync: Bool, store: Store) {
         let table = M._$schema.name
         var affected = resync || newIDs != ids
         if !affected {
-            affected = changes.contains { $0.table == table && byID[$0.rowID] != nil }
+            affected = entries.contains { $0.touches(table, in: byID) }
         }
         guard affected else { return }
         if newIDs == ids, !resync {

@@ -80,9 +80,12 @@ public final class Store {
     public var committedChanges: Signal<StoreChange, Never> { changeSubject.signal }
 
     /// Opens (or creates) the database at `path` and applies `migrator`'s migrations (by default,
-    /// only Tether's bookkeeping: the migrations record and the change log; pass
-    /// `Migrator.builtIn()` for everything in `schema/`, or your own, which must include those
-    /// two). Tables for model types are created or extended on first use.
+    /// only Tether's bookkeeping, the files of `schema/` named `_tether_`: the migrations record
+    /// and the change log; pass `Migrator.builtIn()` for everything in `schema/`, or your own,
+    /// which must include `001_tether_metadata.sql` and `002_tether_changes.sql`, and should
+    /// include `004_tether_change_ranges.sql`: without it, a big insert logs every row through the
+    /// trigger instead of one entry per range of ids). Tables for model types are created or
+    /// extended on first use.
     ///
     /// - Parameters:
     ///   - scheduler: where the models live; pending changes are committed at the end of its turn
@@ -102,7 +105,7 @@ public final class Store {
         self.scheduler = scheduler
         do {
             writer = try DatabaseQueue(path: path, options: .init(busyTimeout: busyTimeout), label: "Tether.Store")
-            let migrator = try migrator ?? Migrator(Migrator.builtIn().migrations.filter { $0.name.contains("_tether_") })
+            let migrator = try migrator ?? Migrator.tetherOwn()
             let tracker = self.tracker
             _ = try writer.sync { connection in
                 let applied = try migrator.migrate(connection)
@@ -191,18 +194,18 @@ public final class Store {
         let changes: _ChangeSet
         do {
             (ids, changes) = try writer.sync { connection in
-                try tracker.write(connection, {
+                // Many rows: the tracker runs this with the triggers off and logs ranges of ids.
+                try tracker.insert(connection, into: tableName, count: values.count) {
                     let statement = try connection.cachedStatement(sql)
                     var ids: [Int64] = []
                     ids.reserveCapacity(values.count)
                     for row in values {
-                        statement.reset()
                         try statement.bind(row)
-                        try statement.run()
+                        try statement.run()   // and resets
                         ids.append(connection.lastInsertRowID)
                     }
                     return ids
-                }, rows: { ids in ids.lazy.map { (tableName, $0, StoreChange.Kind.insert) } })
+                }
             }
         } catch {
             throw StoreError.wrap(error)
