@@ -146,6 +146,7 @@ public final class Store {
                     // The model holds its registrar for as long as the caller holds the model.
                     return (model, Unmanaged.passUnretained(model._$registrar))
                 },
+                registrarOf: { Unmanaged.passUnretained(unsafeDowncast($0, to: M.self)._$registrar) },
                 definition: definition,
                 columns: definition.columns.map { _ColumnIO.make(properties[$0.propertyIndex], column: $0) },
                 propertyNames: properties.map(\.name),
@@ -177,44 +178,61 @@ public final class Store {
     /// Inserts several models in one transaction.
     public func insert<M: PersistentModel>(contentsOf models: [M]) throws(StoreError) {
         let table = try table(for: M.self)
-        let fresh = models.filter { $0.persistentID == nil }
-        guard !fresh.isEmpty else { return }
-        var rows: [[SQLiteValue]] = []
-        rows.reserveCapacity(fresh.count)
+        // The work is done without generics (nothing looks up generic type metadata per
+        // model). A reference to an `M` and an `AnyObject` are both one strong pointer to the
+        // object: the buffer can be seen as either.
         do {
-            for model in fresh { rows.append(try table.encodeAll(model)) }
-        } catch {
-            throw StoreError.wrap(error)
-        }
-        let sql = table.insertSQL
-        let values = rows
-        let tracker = self.tracker
-        let tableName = table.name
-        let ids: [Int64]
-        let changes: _ChangeSet
-        do {
-            (ids, changes) = try writer.sync { connection in
-                // Many rows: the tracker runs this with the triggers off and logs ranges of ids.
-                try tracker.insert(connection, into: tableName, count: values.count) {
-                    let statement = try connection.cachedStatement(sql)
-                    var ids: [Int64] = []
-                    ids.reserveCapacity(values.count)
-                    for row in values {
-                        try statement.bind(row)
-                        try statement.run()   // and resets
-                        ids.append(connection.lastInsertRowID)
-                    }
-                    return ids
-                }
+            try models.withUnsafeBufferPointer { buffer in
+                try buffer.withMemoryRebound(to: AnyObject.self) { objects in try insert(objects, table: table) }
             }
         } catch {
             throw StoreError.wrap(error)
         }
-        state.identity.withTable(table.name, adding: fresh.count) { live in
-            for (model, id) in zip(fresh, ids) {
-                let registrar = model._$registrar
-                registrar.rowID.store(id, ordering: .relaxed)
-                registrar.setPersistence(table.liveHook)
+    }
+
+    /// Inserts the models of `table`'s type among `objects` that are not stored yet.
+    private func insert(_ objects: UnsafeBufferPointer<AnyObject>, table: _Table) throws {
+        let registrarOf = table.registrarOf
+        var fresh: [Int] = []
+        fresh.reserveCapacity(objects.count)
+        for index in objects.indices where registrarOf(objects[index])._withUnsafeGuaranteedRef({ $0.rowID.load(ordering: .relaxed) <= 0 }) {
+            fresh.append(index)
+        }
+        guard !fresh.isEmpty else { return }
+        // Every row's values in one array (`width` per row): one allocation for all of them.
+        let width = table.columns.count
+        var rows: [SQLiteValue] = []
+        rows.reserveCapacity(fresh.count * width)
+        for index in fresh { try table.encodeAll(objects[index], into: &rows) }
+        let sql = table.insertSQL
+        let values = rows
+        let count = fresh.count
+        let tracker = self.tracker
+        let tableName = table.name
+        let (ids, changes) = try writer.sync { connection in
+            // Many rows: the tracker runs this with the triggers off and logs ranges of ids.
+            try tracker.insert(connection, into: tableName, count: count) {
+                let statement = try connection.cachedStatement(sql)
+                var ids: [Int64] = []
+                ids.reserveCapacity(count)
+                try values.withUnsafeBufferPointer { values in
+                    for row in 0..<count {
+                        for column in 0..<width { try statement.bind(values[row * width + column], at: column + 1) }
+                        try statement.run()   // and resets
+                        ids.append(connection.lastInsertRowID)
+                    }
+                }
+                return ids
+            }
+        }
+        let hook = table.liveHook!
+        state.identity.withTable(table.name, adding: count) { live in
+            for (index, id) in zip(fresh, ids) {
+                let model = objects[index]
+                registrarOf(model)._withUnsafeGuaranteedRef { registrar in
+                    registrar.rowID.store(id, ordering: .relaxed)
+                    registrar.setPersistence(hook)
+                }
                 live[id] = _WeakModel(model)
             }
         }
@@ -729,6 +747,8 @@ final class _Table: @unchecked Sendable {
     let definition: TableDefinition
     /// Makes a model of the table's type with its default values, and returns its registrar.
     let makeModel: () -> (AnyObject, Unmanaged<ModelRegistrar>)
+    /// The registrar of a model of the table's type, unretained (the model holds it).
+    let registrarOf: (AnyObject) -> Unmanaged<ModelRegistrar>
     /// The reader and writer of each column of `definition.columns`, in that order.
     let columns: [_ColumnIO]
     let propertyNames: [String]
@@ -746,9 +766,11 @@ final class _Table: @unchecked Sendable {
     /// Installed on the registrar of a model whose row was deleted: reports its changes as errors.
     private(set) var deletedHook: _PersistenceHook!
 
-    init(makeModel: @escaping () -> (AnyObject, Unmanaged<ModelRegistrar>), definition: TableDefinition,
-         columns: [_ColumnIO], propertyNames: [String], box: _StoreBox) {
+    init(makeModel: @escaping () -> (AnyObject, Unmanaged<ModelRegistrar>),
+         registrarOf: @escaping (AnyObject) -> Unmanaged<ModelRegistrar>,
+         definition: TableDefinition, columns: [_ColumnIO], propertyNames: [String], box: _StoreBox) {
         self.makeModel = makeModel
+        self.registrarOf = registrarOf
         self.definition = definition
         self.columns = columns
         self.propertyNames = propertyNames
@@ -810,12 +832,9 @@ final class _Table: @unchecked Sendable {
         }
     }
 
-    /// The values of every column of `model`, in column order.
-    func encodeAll(_ model: AnyObject) throws(SQLiteError) -> [SQLiteValue] {
-        var values: [SQLiteValue] = []
-        values.reserveCapacity(columns.count)
+    /// Appends the values of every column of `model`, in column order, to `values`.
+    func encodeAll(_ model: AnyObject, into values: inout [SQLiteValue]) throws(SQLiteError) {
         for position in columns.indices { values.append(try encode(position: position, of: model)) }
-        return values
     }
 
     /// The value of property `index` of `model` (a persisted property).
