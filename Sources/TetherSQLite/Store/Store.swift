@@ -228,12 +228,13 @@ public final class Store {
         let hook = table.liveHook!
         state.identity.withTable(table.name, adding: count) { live in
             for (index, id) in zip(fresh, ids) {
-                let model = objects[index]
-                registrarOf(model)._withUnsafeGuaranteedRef { registrar in
+                // `objects[index]` is borrowed each time, not held in a local: a local would be
+                // retained, then released once the weak reference below made its count slow.
+                registrarOf(objects[index])._withUnsafeGuaranteedRef { registrar in
                     registrar.rowID.store(id, ordering: .relaxed)
                     registrar.setPersistence(hook)
                 }
-                live[id] = _WeakModel(model)
+                live[id] = _WeakModel(objects[index])
             }
         }
         pruneLogIfDue()
