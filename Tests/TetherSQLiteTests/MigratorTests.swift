@@ -117,6 +117,32 @@ struct MigratorTests {
         #expect(error == .addedBeforeApplied(name: "002_b.sql", latestApplied: "003_c.sql"))
     }
 
+    @Test func aFileADefaultStoreMigratedTakesTheAppsMigrationsLater() throws {
+        let db = try TestDatabase()
+        // A default store applies Tether's own files only (001, 002, 004)...
+        #expect(try Migrator.tetherOwn().migrate(db.connection).map(\.name)
+                == ["001_tether_metadata.sql", "002_tether_changes.sql", "004_tether_change_ranges.sql"])
+        // ...and the app's 003, numbered between them, is applied later rather than refused.
+        #expect(try Migrator.builtIn().migrate(db.connection).map(\.name) == ["003_invoice.sql"])
+        #expect(try db.connection.tableExists("Invoice"))
+        #expect(try Migrator.builtIn().pendingMigrations(in: db.connection).isEmpty)
+    }
+
+    @Test func anAppMigrationBelowAnAppliedAppMigrationIsStillRefused() throws {
+        let db = try TestDatabase()
+        let metadata = try metadata
+        let later = try migration("005_tether_later.sql", "SELECT 5;")
+        try Migrator([metadata, migration("002_a.sql", "SELECT 2;"), migration("003_c.sql", "SELECT 3;"),
+                      migration("004_d.sql", "SELECT 4;"), later]).migrate(db.connection)
+        try db.connection.execute("DELETE FROM tether_migrations WHERE name = '002_a.sql'")
+        let error = #expect(throws: MigrationError.self) {
+            try Migrator([metadata, migration("002_a.sql", "SELECT 2;"), migration("003_c.sql", "SELECT 3;"),
+                          migration("004_d.sql", "SELECT 4;"), later]).migrate(db.connection)
+        }
+        #expect(error == .addedBeforeApplied(name: "002_a.sql", latestApplied: "004_d.sql"),
+                "the app's latest applied is 004 (Tether's 005 is another sequence)")
+    }
+
     @Test func aFailingMigrationIsRolledBackAndNamed() throws {
         let db = try TestDatabase()
         let migrator = try Migrator([

@@ -26,7 +26,9 @@ import Foundation
 ///   migration counts as applied.
 /// - Before running anything, the records are checked against the list: an applied migration
 ///   whose checksum changed, an applied migration the list lacks, or a new migration numbered
-///   below an applied one is refused with a ``MigrationError`` that says what to do.
+///   below an applied one is refused with a ``MigrationError`` that says what to do. (Tether's
+///   own migrations, named `*_tether_*`, and the app's are ordered separately: a file a
+///   default `Store` migrated can later take the app's migrations numbered between Tether's.)
 /// - Two processes may migrate the same file at once: each migration's transaction re-reads
 ///   the records after taking the write lock and skips what the other process applied.
 public struct Migrator: Sendable {
@@ -191,7 +193,7 @@ public struct Migrator: Sendable {
     /// Checks the recorded migrations against this list.
     private func check(_ applied: [AppliedMigration]) throws(MigrationError) {
         let byName = Dictionary(migrations.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        var latest: Migration?
+        var latest: [Bool: Migration] = [:]
         for record in applied {
             guard let migration = byName[record.name] else { throw .unknownApplied(name: record.name) }
             let checksum = migration.checksum
@@ -200,12 +202,24 @@ public struct Migrator: Sendable {
                     name: record.name, recordedChecksum: record.checksum, currentChecksum: checksum,
                     appliedAt: record.appliedAt)
             }
-            if latest.map({ migration.number > $0.number }) ?? true { latest = migration }
+            let group = Self.isTetherOwn(migration)
+            if latest[group].map({ migration.number > $0.number }) ?? true { latest[group] = migration }
         }
-        guard let latest else { return }
         let names = Set(applied.map(\.name))
-        if let skipped = migrations.first(where: { $0.number < latest.number && !names.contains($0.name) }) {
-            throw .addedBeforeApplied(name: skipped.name, latestApplied: latest.name)
+        for (group, latest) in latest {
+            if let skipped = migrations.first(where: {
+                Self.isTetherOwn($0) == group && $0.number < latest.number && !names.contains($0.name)
+            }) {
+                throw .addedBeforeApplied(name: skipped.name, latestApplied: latest.name)
+            }
         }
+    }
+
+    /// Whether `migration` is one of Tether's own (its name contains `_tether_`). Tether's own
+    /// migrations and the app's are two sequences sharing one numbering: a new migration is
+    /// refused only when it is numbered below an applied one of its own sequence, so that a
+    /// file a default `Store` migrated (Tether's own only) can later take the app's.
+    static func isTetherOwn(_ migration: Migration) -> Bool {
+        migration.name.contains("_tether_")
     }
 }
