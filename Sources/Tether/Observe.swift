@@ -32,7 +32,7 @@ final class _WeakModel<M: AnyObject>: @unchecked Sendable {
 public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
     let schema = M._$schema
     if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
-    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), isEqual: ==)
+    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), sameness: _Equal<V>.self)
 }
 
 /// The signal of one property of a model whose values are not `Equatable`: like the
@@ -45,7 +45,7 @@ public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V>
 public func observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
     let schema = M._$schema
     if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
-    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), isEqual: { _, _ in false })
+    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), sameness: _NeverEqual<V>.self)
 }
 
 /// The signal of a tracked stored property. Inlinable so that the per-change closure is
@@ -83,14 +83,13 @@ func _checkOwner(_ registrar: ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKe
 /// property declared in the class body); otherwise the key path is evaluated (a nested path, or
 /// a property declared in an extension).
 @inlinable
-func _observeComputed<M: Model, V>(
+func _observeComputed<M: Model, V, Same: _Sameness>(
     _ model: M,
     _ keyPath: KeyPath<M, V> & Sendable,
     getter: _Getter<M, V>?,
-    isEqual: @escaping (V, V) -> Bool
-) -> Signal<V, Never> {
+    sameness _: Same.Type
+) -> Signal<V, Never> where Same.Value == V {
     let box = _WeakModel(model)
-    let isEqual = _UncheckedSendable(isEqual)
     let get = getter ?? _Getter { $0[keyPath: keyPath] }
     return Signal(_unchecked: { sink, lifetime in
         guard let model = box.model else {
@@ -98,7 +97,7 @@ func _observeComputed<M: Model, V>(
             return
         }
         _checkOwner(model._$registrar, M.self, keyPath)
-        let observation = _ComputedObservation(model: model, get: get, isEqual: isEqual.value, sink: sink)
+        let observation = _ComputedObservation<M, V, Same>(model: model, get: get, sink: sink)
         _tieToModel(model._$registrar, lifetime, ending: { sink(.completed) }, cancel: { observation.cancel() })
         observation.recompute()
     })
@@ -121,6 +120,27 @@ func _tieToModel(
         ending.dispose()
         weakRegistrar.model?.lifetime.remove(ending)
     }
+}
+
+/// How a computed observer tells that a recomputed value is unchanged (and sends nothing):
+/// `==` for an `Equatable` value, never for another. A type parameter of the observer rather
+/// than a stored closure, so the comparison is specialised and inlined with it.
+@usableFromInline
+protocol _Sameness: SendableMetatype {
+    associatedtype Value
+    static func same(_ a: Value, _ b: Value) -> Bool
+}
+
+/// `==`.
+@usableFromInline
+enum _Equal<Value: Equatable>: _Sameness {
+    @inlinable static func same(_ a: Value, _ b: Value) -> Bool { a == b }
+}
+
+/// Never the same: every recomputed value is sent.
+@usableFromInline
+enum _NeverEqual<Value>: _Sameness {
+    @inlinable static func same(_: Value, _: Value) -> Bool { false }
 }
 
 /// Carries a non-Sendable value into a `@Sendable` closure.
@@ -154,7 +174,7 @@ struct _UncheckedSendable<T>: @unchecked Sendable {
 /// owner thread); the only thing another thread may do is `cancel()`, which only touches the
 /// recorder's atomic flag and its lock-protected list of observers.
 @usableFromInline
-final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendable {
+final class _ComputedObservation<M: Model, V, Same: _Sameness>: _Recomputable, @unchecked Sendable where Same.Value == V {
     // `let`: a weak `var` would be loaded with a dynamic exclusivity check on every update.
     @usableFromInline weak let model: M?
     /// The same model, unretained: only used while it is known to be alive (see above).
@@ -162,8 +182,6 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
     /// The model's registrar, by identity: changes it delivers come with the model alive.
     @usableFromInline let modelRegistrar: ObjectIdentifier
     @usableFromInline let get: _Getter<M, V>
-    /// Whether two values are equal (for a value type that is not `Equatable`: never).
-    @usableFromInline let isEqual: (V, V) -> Bool
     @usableFromInline let sink: @Sendable (Event<V, Never>) -> Void
     // Touched only on the owner thread (see above): no dynamic exclusivity check.
     @exclusivity(unchecked) @usableFromInline var last: V?
@@ -171,12 +189,11 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
     @usableFromInline let flags = _TetherFlags.shared
 
     @inlinable
-    init(model: M, get: _Getter<M, V>, isEqual: @escaping (V, V) -> Bool, sink: @escaping @Sendable (Event<V, Never>) -> Void) {
+    init(model: M, get: _Getter<M, V>, sink: @escaping @Sendable (Event<V, Never>) -> Void) {
         self.model = model
         self.unretainedModel = Unmanaged.passUnretained(model)
         self.modelRegistrar = ObjectIdentifier(model._$registrar)
         self.get = get
-        self.isEqual = isEqual
         self.sink = sink
     }
 
@@ -187,7 +204,7 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
 
     /// A dependency changed: recompute now, or at the end of the batch being run.
     /// `modelIsAlive`: the change comes from the model's own registrar (see above).
-    @inlinable
+    @inlinable @inline(__always)
     func dependencyChanged(modelIsAlive: Bool) {
         if recorder.isCancelled { return }
         if flags.batches.load(ordering: .relaxed) != 0, _deferRecompute(self) { return }
@@ -204,36 +221,58 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
         evaluate(model)
     }
 
+    /// Evaluates the getter, recording its reads, and sends the value if it changed. Not
+    /// cancelled: the callers checked.
     @inlinable
     func evaluate(_ model: M) {
-        if recorder.isCancelled { return }
         if recorder.isEvaluating {
             // The getter itself changed a property it depends on: evaluate again when it returns.
             recorder.needsEvaluation = true
             return
         }
+        recorder.begin()
+        var value = get(model)
+        if recorder.end() { commitDependencies() }
+        if recorder.needsEvaluation { value = evaluateAgain(model) }
+        if let last, Same.same(last, value) { return }
+        last = value
+        sink(.next(value))
+    }
+
+    /// Evaluates again while the getter keeps changing what it reads (see `evaluate`).
+    @inlinable @inline(never)
+    func evaluateAgain(_ model: M) -> V {
+        var rounds = 1
         var value: V
-        var rounds = 0
         repeat {
             rounds += 1
             precondition(rounds <= 1_000, "Tether: the getter observed as \(M.self) -> \(V.self) changes what it reads on every evaluation")
+            recorder.needsEvaluation = false
             recorder.begin()
-            value = get.get(model)
-            if recorder.end() {
-                let recorder = self.recorder
-                let modelRegistrar = self.modelRegistrar
-                recorder.commit(makeObserver: { registrar in
-                    let modelIsAlive = ObjectIdentifier(registrar) == modelRegistrar
-                    return _SlotObserver(
-                        onChange: { [self] _, _ in dependencyChanged(modelIsAlive: modelIsAlive) },
-                        onEnd: { recorder.invalidate() }
-                    )
-                })
+            value = get(model)
+            if recorder.end() { commitDependencies() }
+        } while recorder.needsEvaluation
+        return value
+    }
+
+    /// Observes what the evaluation that just ended read (see `_DependencyRecorder.commit`).
+    @inlinable @inline(never)
+    func commitDependencies() {
+        let recorder = self.recorder
+        let modelRegistrar = self.modelRegistrar
+        recorder.commit(makeObserver: { registrar in
+            // One closure per case, each capturing only `self`.
+            if ObjectIdentifier(registrar) == modelRegistrar {
+                return _SlotObserver(
+                    onChange: { [self] _, _ in dependencyChanged(modelIsAlive: true) },
+                    onEnd: { recorder.invalidate() }
+                )
             }
-        } while recorder.takeNeedsEvaluation()
-        if let last, isEqual(last, value) { return }
-        last = value
-        sink(.next(value))
+            return _SlotObserver(
+                onChange: { [self] _, _ in dependencyChanged(modelIsAlive: false) },
+                onEnd: { recorder.invalidate() }
+            )
+        })
     }
 }
 

@@ -9,15 +9,38 @@ import Darwin
 /// Process-wide switches read on the fast paths of tracked properties.
 ///
 /// Each registrar keeps a reference to the one instance, so a getter or setter reads a switch with
-/// two loads and no call (a global would be reached through an accessor call from other
+/// a few loads and no call (a global would be reached through an accessor call from other
 /// modules). While nothing is tracking and no transaction is open, a read of a tracked property
-/// costs one relaxed atomic load more than a plain one (and with the Observation bridge on, a
+/// costs two relaxed atomic loads more than a plain one (and with the Observation bridge on, a
 /// read also goes to the registrar's slow path, to report itself to Observation).
+///
+/// Which reads must be recorded is a per-thread matter (an evaluation records the reads of its
+/// own thread), but a read cannot afford a thread-local lookup to find out. So each thread
+/// announces what it does in a process-wide word that reads check first:
+/// - one thread, the *lane* thread (the first thread that tracks dependencies, normally the main
+///   thread, until it exits), publishes its whole state in `lane` with plain stores: only it
+///   writes that word, so starting and ending an evaluation costs no atomic read-modify-write,
+///   and its reads find their recorder there, without a thread-local lookup;
+/// - the other threads count their evaluations and quiet sections in `reads` (atomic
+///   read-modify-writes), and their reads look up their thread's context.
 @usableFromInline
 final class _TetherFlags: Sendable {
     /// Bit 0: the Observation bridge is on. Above it: twice the number of dependency-tracking
-    /// evaluations running, on any thread. Non-zero: a read must report itself.
+    /// evaluations and quiet sections running on threads other than the lane thread. Non-zero:
+    /// a read must report itself.
     @usableFromInline let reads = Atomic<Int>(1)
+    /// The lane thread's tracking state: 0 while it neither evaluates nor reads for Tether
+    /// itself, `laneQuiet` while it reads for Tether itself (`_quietly`), otherwise the address
+    /// of the recorder of the evaluation it runs (unretained: the evaluation keeps it alive).
+    /// Written only by the lane thread; non-zero: a read must report itself.
+    @usableFromInline let lane = Atomic<UInt>(0)
+    /// The lane thread (`_currentThreadID()`), or 0 while there is none. Claimed by a thread that
+    /// creates its `_ThreadContext` (or starts an evaluation) while it is 0; given back by that
+    /// thread's context when the thread exits, before its id can be reused.
+    @usableFromInline let laneThread = Atomic<UInt>(0)
+    /// The address of the lane thread's `_TrackingState`, read only by the lane thread (which
+    /// wrote it).
+    @usableFromInline let laneTracking = Atomic<UInt>(0)
     /// The number of open transactions, on any thread. Non-zero: a write must look further
     /// than its own observers.
     @usableFromInline let writes = Atomic<Int>(0)
@@ -31,10 +54,13 @@ final class _TetherFlags: Sendable {
 
     @usableFromInline static let shared = _TetherFlags()
 
+    /// The value of `lane` while the lane thread reads for Tether itself.
+    @usableFromInline static let laneQuiet: UInt = 1
+
     private init() {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<_ThreadContext>.fromOpaque(pointer).release() }
+            if let pointer { pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.release() }
         }
         precondition(status == 0, "Tether: pthread_key_create failed (\(status))")
         contextKey = key
@@ -50,56 +76,165 @@ final class _TetherFlags: Sendable {
         }
     }
 
-    @usableFromInline var trackingActive: Bool { reads.load(ordering: .relaxed) > 1 }
+    /// Whether a read of a tracked property has nothing to report: the bridge is off and no
+    /// thread evaluates or reads for Tether itself.
+    @inlinable @inline(__always)
+    var readsIdle: Bool {
+        reads.load(ordering: .relaxed) | Int(bitPattern: lane.load(ordering: .relaxed)) == 0
+    }
+
+    /// Whether a thread other than the lane thread is evaluating or reading for Tether itself.
+    @usableFromInline var othersTracking: Bool { reads.load(ordering: .relaxed) > 1 }
     var transactionsOpen: Bool { writes.load(ordering: .relaxed) != 0 }
 }
 
-/// What one thread is doing with models right now: the innermost dependency recorder, Tether's
-/// own reads, the open transaction, and the computed observers waiting for the end of a batch.
+/// What one thread does with tracking right now: the innermost evaluation's recording, and
+/// Tether's own reads. Kept apart from its `_ThreadContext`, in memory of its own, so that
+/// reads and evaluations reach it through a pointer (no class reference to retain); the
+/// thread-local slot and, for the lane thread, `_TetherFlags.laneTracking` point at it.
 ///
-/// Confined to its thread (stored in thread-local storage), so it needs no lock; and for the
-/// same reason the dynamic exclusivity checks of its properties could never fire: they are off.
+/// Confined to its thread.
+@usableFromInline
+struct _TrackingState {
+    /// The recording of the innermost evaluation running on this thread (each evaluation puts
+    /// back the one it interrupted when it ends). Its recorder is kept alive by the evaluation's
+    /// caller. Change it (and `quietDepth`) only between `enter` and `leave`.
+    var recording: UnsafeMutablePointer<_Recording>?
+    /// Above zero while Tether reads properties for itself (see `_quietly`).
+    var quietDepth = 0
+    /// Whether this thread is the lane thread (see `_TetherFlags`): its state is published in
+    /// `_TetherFlags.lane` rather than counted in `_TetherFlags.reads`. Set only while the
+    /// thread is idle (no evaluation, no quiet read), so a section entered one way is left the
+    /// same way.
+    var isLane = false
+    /// The context this state belongs to (unretained: the context owns this memory).
+    let context: Unmanaged<_ThreadContext>
+
+    init(context: Unmanaged<_ThreadContext>) { self.context = context }
+
+    /// What `_TetherFlags.lane` says of a thread in this state.
+    @inline(__always)
+    var laneState: UInt {
+        if quietDepth > 0 { return _TetherFlags.laneQuiet }
+        return UInt(bitPattern: recording)
+    }
+
+    /// Announces a tracking section that starts (an evaluation, a quiet read), after
+    /// `recording` or `quietDepth` changed: this thread's reads must now report themselves.
+    @inline(__always)
+    func enter(_ flags: _TetherFlags) {
+        if isLane {
+            flags.lane.store(laneState, ordering: .relaxed)
+        } else {
+            flags.reads.wrappingAdd(2, ordering: .relaxed)
+        }
+    }
+
+    /// Announces the end of a tracking section, after `recording` or `quietDepth` were restored.
+    @inline(__always)
+    func leave(_ flags: _TetherFlags) {
+        if isLane {
+            flags.lane.store(laneState, ordering: .relaxed)
+        } else {
+            flags.reads.wrappingSubtract(2, ordering: .relaxed)
+        }
+    }
+}
+
+/// What one thread is doing with models right now: its tracking state (`tracking`), the open
+/// transaction, and the computed observers waiting for the end of a batch.
+///
+/// Confined to its thread (reached through thread-local storage), so it needs no lock; and for
+/// the same reason the dynamic exclusivity checks of its properties could never fire: they are
+/// off.
 @usableFromInline
 final class _ThreadContext {
-    /// The recorder of the innermost evaluation running on this thread (each recorder links to
-    /// the one it interrupted). Unretained: an evaluation's caller keeps its recorder alive.
-    @exclusivity(unchecked) var recorder: Unmanaged<_DependencyRecorder>?
-    /// Above zero while Tether reads properties for itself (see `_quietly`).
-    @exclusivity(unchecked) var quietDepth = 0
+    /// The thread's tracking state (owned: freed with the context).
+    let tracking: UnsafeMutablePointer<_TrackingState>
     @exclusivity(unchecked) var transactionDepth = 0
     @exclusivity(unchecked) var transactionChanges: [_RecordedChange] = []
     @exclusivity(unchecked) var batchDepth = 0
     @exclusivity(unchecked) var dirty: [any _Recomputable] = []
     @exclusivity(unchecked) var dirtyIDs: Set<ObjectIdentifier> = []
 
+    private init() {
+        tracking = .allocate(capacity: 1)
+        tracking.initialize(to: _TrackingState(context: Unmanaged.passUnretained(self)))
+    }
+
+    deinit {
+        // The thread is exiting (its thread-local slot is being cleared): give the lane back
+        // before another thread can get this thread's id.
+        if tracking.pointee.isLane {
+            let flags = _TetherFlags.shared
+            flags.lane.store(0, ordering: .relaxed)
+            flags.laneTracking.store(0, ordering: .relaxed)
+            flags.laneThread.store(0, ordering: .releasing)
+        }
+        tracking.deinitialize(count: 1)
+        tracking.deallocate()
+    }
+
     private static var key: pthread_key_t { _TetherFlags.shared.contextKey }
 
-    /// This thread's context, created on first use.
+    /// This thread's context, created on first use. The thread-local slot holds the context's
+    /// tracking state, which points back at the context; the slot's destructor releases it.
     static var current: _ThreadContext {
         if let pointer = pthread_getspecific(key) {
-            return Unmanaged<_ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
+            return pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.takeUnretainedValue()
         }
         let context = _ThreadContext()
-        pthread_setspecific(key, Unmanaged.passRetained(context).toOpaque())
+        _ = Unmanaged.passRetained(context)
+        pthread_setspecific(key, context.tracking)
+        claimLaneIfFree(context.tracking, _TetherFlags.shared)
         return context
     }
 
     /// This thread's context if it has one.
     static var existing: _ThreadContext? {
         guard let pointer = pthread_getspecific(key) else { return nil }
-        return Unmanaged<_ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
+        return pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.takeUnretainedValue()
     }
 
-    /// This thread's context if it has one, unretained (the thread keeps it alive).
-    static func existingUnmanaged(_ flags: _TetherFlags) -> Unmanaged<_ThreadContext>? {
-        guard let pointer = pthread_getspecific(flags.contextKey) else { return nil }
-        return Unmanaged.fromOpaque(pointer)
+    // MARK: Tracking state: evaluations and Tether's own reads
+
+    /// This thread's tracking state, created on first use (the thread keeps it alive). The lane
+    /// thread finds it without a thread-local lookup.
+    @inline(__always)
+    static func currentTracking(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState> {
+        if flags.laneThread.load(ordering: .relaxed) == _currentThreadID() {
+            // Written by this very thread when it claimed the lane.
+            return UnsafeMutablePointer(bitPattern: flags.laneTracking.load(ordering: .relaxed)).unsafelyUnwrapped
+        }
+        return otherTracking(flags)
     }
 
-    /// This thread's context, created on first use, unretained (the thread keeps it alive).
-    static func currentUnmanaged(_ flags: _TetherFlags) -> Unmanaged<_ThreadContext> {
-        if let pointer = pthread_getspecific(flags.contextKey) { return Unmanaged.fromOpaque(pointer) }
-        return Unmanaged.passUnretained(current)
+    /// The tracking state of a thread that is not the lane thread.
+    @inline(never)
+    static func otherTracking(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState> {
+        if let pointer = pthread_getspecific(flags.contextKey) { return pointer.assumingMemoryBound(to: _TrackingState.self) }
+        return current.tracking
+    }
+
+    /// This thread's tracking state if it has a context (and is not the lane thread, which the
+    /// caller checked).
+    @inline(__always)
+    static func existingOtherTracking(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState>? {
+        pthread_getspecific(flags.contextKey)?.assumingMemoryBound(to: _TrackingState.self)
+    }
+
+    /// Makes the thread of `tracking` (the calling thread) the lane thread if there is none.
+    /// Only while the thread is idle.
+    @inline(never)
+    static func claimLaneIfFree(_ tracking: UnsafeMutablePointer<_TrackingState>, _ flags: _TetherFlags) {
+        guard !tracking.pointee.isLane, tracking.pointee.recording == nil, tracking.pointee.quietDepth == 0,
+              flags.laneThread.load(ordering: .relaxed) == 0,
+              flags.laneThread.compareExchange(
+                  expected: 0, desired: _currentThreadID(), ordering: .acquiring
+              ).exchanged
+        else { return }
+        tracking.pointee.isLane = true
+        flags.laneTracking.store(UInt(bitPattern: tracking), ordering: .relaxed)
     }
 
     // MARK: Batches: computed observers recompute once, after every change of a batch.
@@ -161,14 +296,41 @@ func _quietly<R>(_ body: () -> R) -> R {
 
 @usableFromInline
 func _beginQuiet() {
-    _ThreadContext.current.quietDepth += 1
-    _TetherFlags.shared.reads.add(2, ordering: .relaxed)
+    let flags = _TetherFlags.shared
+    let tracking = _ThreadContext.currentTracking(flags)
+    tracking.pointee.quietDepth += 1
+    tracking.pointee.enter(flags)
 }
 
 @usableFromInline
 func _endQuiet() {
-    _TetherFlags.shared.reads.subtract(2, ordering: .relaxed)
-    _ThreadContext.current.quietDepth -= 1
+    let flags = _TetherFlags.shared
+    let tracking = _ThreadContext.currentTracking(flags)
+    tracking.pointee.quietDepth -= 1
+    tracking.pointee.leave(flags)
+}
+
+extension ModelRegistrar {
+    /// Records a read made by Tether itself (a computed property's evaluation, or a read inside
+    /// `_quietly`): returns true if the read was Tether's, which Observation must not hear of
+    /// (its `withObservationTracking` did not make it).
+    ///
+    /// On the lane thread the answer is in `_TetherFlags.lane`; other threads look up their
+    /// context, if any of them is tracking at all.
+    @usableFromInline
+    func _recordRead(_ index: Int) -> Bool {
+        // This thread's state, in the form of `_TetherFlags.lane`.
+        var state = flags.lane.load(ordering: .relaxed)
+        if state == 0, !flags.othersTracking { return false }
+        if flags.laneThread.load(ordering: .relaxed) != _currentThreadID() {
+            guard flags.othersTracking, let tracking = _ThreadContext.existingOtherTracking(flags) else { return false }
+            state = tracking.pointee.laneState
+        }
+        if state <= _TetherFlags.laneQuiet { return state == _TetherFlags.laneQuiet }
+        // The recording of the evaluation this thread is running: alive until it ends.
+        UnsafeMutablePointer<_Recording>(bitPattern: state).unsafelyUnwrapped.pointee.record(self, index)
+        return true
+    }
 }
 
 /// One dependency of a computed observer: a tracked property of some model, by identity.
@@ -182,13 +344,50 @@ struct _DependencyKey: Equatable {
     }
 }
 
+/// What a running evaluation compares its reads with, and how far it got: the per-read state
+/// of a `_DependencyRecorder`, in memory of its own that the thread's `_TrackingState` points
+/// at, so that a read updates it through a pointer (no class reference, nothing to retain).
+///
+/// Touched only by the thread that evaluates.
+@usableFromInline
+struct _Recording {
+    /// What the last committed evaluation read, in order: `expectedCount` keys in memory
+    /// owned by the recorder, replaced only by `commit` (never during an evaluation).
+    var expected: UnsafeMutablePointer<_DependencyKey>?
+    var expectedCount = 0
+    /// How many reads of the running evaluation matched `expected`, in order.
+    var matched = 0
+    /// Whether the running evaluation stopped following `expected`.
+    var diverged = false
+    /// The recorder (unretained: it owns this memory).
+    let recorder: Unmanaged<_DependencyRecorder>
+
+    init(recorder: Unmanaged<_DependencyRecorder>) { self.recorder = recorder }
+
+    /// The keys of the last committed evaluation.
+    var expectedKeys: UnsafeBufferPointer<_DependencyKey> { UnsafeBufferPointer(start: expected, count: expectedCount) }
+
+    /// Records one read of the running evaluation: most often the read the last evaluation
+    /// made at this point, a comparison.
+    @inline(__always)
+    mutating func record(_ registrar: ModelRegistrar, _ index: Int) {
+        if !diverged, matched < expectedCount,
+           expected.unsafelyUnwrapped[matched] == _DependencyKey(registrar: ObjectIdentifier(registrar), index: index) {
+            matched &+= 1
+            return
+        }
+        diverged = true
+        recorder._withUnsafeGuaranteedRef { $0.recordOther(registrar, index) }
+    }
+}
+
 /// Records which tracked properties an evaluation reads, and keeps the observers of those
 /// properties for a computed observer.
 ///
-/// Each evaluation is compared, read by read, with the previous one (`expected`): while the
-/// getter reads the same properties in the same order (the common case: no branch changed),
-/// recording costs a comparison per read, retains nothing and allocates nothing, and the
-/// observers are kept as they are. Only reads that differ are collected (with their
+/// Each evaluation is compared, read by read, with the previous one (`_Recording.expected`):
+/// while the getter reads the same properties in the same order (the common case: no branch
+/// changed), recording costs a comparison per read, retains nothing and allocates nothing,
+/// and the observers are kept as they are. Only reads that differ are collected (with their
 /// registrars, retained until `commit`), and `commit` then observes the new dependencies and
 /// stops observing the ones no longer read.
 ///
@@ -197,27 +396,23 @@ struct _DependencyKey: Equatable {
 /// `cancel()` may run on any thread.
 @usableFromInline
 final class _DependencyRecorder: @unchecked Sendable {
-    // Why `@unchecked Sendable` is safe: see above; the confined state is only touched by the
-    // thread that evaluates (the model's owner), and the rest is atomic or behind `_Locked`.
-    // The confined properties need no dynamic exclusivity check (one thread, no overlapping
-    // accesses): it is off.
+    // Why `@unchecked Sendable` is safe: see above; the confined state (this object's variables
+    // and `recording`'s memory) is only touched by the thread that evaluates (the model's
+    // owner), and the rest is atomic or behind `_Locked`. The confined properties need no
+    // dynamic exclusivity check (one thread, no overlapping accesses): it is off.
 
-    /// What the last committed evaluation read, in order.
-    @exclusivity(unchecked) private var expected: ContiguousArray<_DependencyKey> = []
-    /// How many reads of the running evaluation matched `expected`, in order.
-    @exclusivity(unchecked) private var matched = 0
-    /// Whether the running evaluation stopped following `expected`.
-    @exclusivity(unchecked) private var diverged = false
+    /// The per-read state (owned: freed with the recorder).
+    @usableFromInline let recording: UnsafeMutablePointer<_Recording>
     /// The reads that did not match `expected`, with their registrars (kept alive until
     /// `commit` observes them).
     @exclusivity(unchecked) private var fresh: [(registrar: ModelRegistrar, index: Int)] = []
     /// Whether `expected`'s identities cannot be trusted for this evaluation (see `invalidate`).
     @exclusivity(unchecked) private var rebuilding = false
-    /// While evaluating: the thread's context, the recorder this evaluation interrupted, and
-    /// the thread's count of Tether's own reads, put aside (an evaluation records its reads
-    /// even if it started inside `_quietly`).
-    @exclusivity(unchecked) @usableFromInline var context: Unmanaged<_ThreadContext>?
-    @exclusivity(unchecked) private var interrupted: Unmanaged<_DependencyRecorder>?
+    /// While evaluating: the thread's tracking state, the recording this evaluation
+    /// interrupted, and the thread's count of Tether's own reads, put aside (an evaluation
+    /// records its reads even if it started inside `_quietly`).
+    @exclusivity(unchecked) @usableFromInline var context: UnsafeMutablePointer<_TrackingState>?
+    @exclusivity(unchecked) private var interrupted: UnsafeMutablePointer<_Recording>?
     @exclusivity(unchecked) private var savedQuietDepth = 0
     /// Removes the observer of each dependency of `expected`, in the same order; nil once
     /// cancelled.
@@ -229,7 +424,16 @@ final class _DependencyRecorder: @unchecked Sendable {
 
     private let flags = _TetherFlags.shared
 
-    @usableFromInline init() {}
+    @usableFromInline init() {
+        recording = .allocate(capacity: 1)
+        recording.initialize(to: _Recording(recorder: Unmanaged.passUnretained(self)))
+    }
+
+    deinit {
+        recording.pointee.expected?.deallocate()
+        recording.deinitialize(count: 1)
+        recording.deallocate()
+    }
 
     /// Whether an evaluation is running (between `begin()` and `end()`).
     @inlinable var isEvaluating: Bool { context != nil }
@@ -237,28 +441,19 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// reads): the observer evaluates again once the current evaluation is over.
     @exclusivity(unchecked) @usableFromInline var needsEvaluation = false
 
-    /// Returns `needsEvaluation` and clears it.
-    @inlinable
-    func takeNeedsEvaluation() -> Bool {
-        guard needsEvaluation else { return false }
-        needsEvaluation = false
-        return true
-    }
-
     /// Whether `cancel()` was called: the observer must do nothing more.
     @inlinable var isCancelled: Bool { cancelledFlag.load(ordering: .relaxed) }
 
-    func record(_ registrar: ModelRegistrar, _ index: Int) {
+    /// Records a read that differs from the last evaluation's (`_Recording.record` set
+    /// `diverged`).
+    @inline(never)
+    func recordOther(_ registrar: ModelRegistrar, _ index: Int) {
         let key = _DependencyKey(registrar: ObjectIdentifier(registrar), index: index)
-        if !diverged {
-            if matched < expected.count, expected[matched] == key {
-                matched += 1
-                return
-            }
-            diverged = true
-        }
         // Read already: an earlier matched read, or a fresh one.
-        for position in 0..<matched where expected[position] == key { return }
+        let recording = self.recording
+        for position in 0..<recording.pointee.matched where recording.pointee.expected.unsafelyUnwrapped[position] == key {
+            return
+        }
         for entry in fresh where entry.index == index && entry.registrar === registrar { return }
         fresh.append((registrar, index))
     }
@@ -266,37 +461,37 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// Starts an evaluation on the calling thread: reads are recorded until `end()`.
     @usableFromInline
     func begin() {
-        matched = 0
-        diverged = false
+        let recording = self.recording
+        recording.pointee.matched = 0
+        recording.pointee.diverged = false
         rebuilding = false
         if invalidated.load(ordering: .acquiring) {
             invalidated.store(false, ordering: .relaxed)
-            diverged = true
+            recording.pointee.diverged = true
             rebuilding = true
         }
-        let context = _ThreadContext.currentUnmanaged(flags)
-        self.context = context
-        context._withUnsafeGuaranteedRef { context in
-            interrupted = context.recorder
-            savedQuietDepth = context.quietDepth
-            context.quietDepth = 0
-            context.recorder = Unmanaged.passUnretained(self)
-        }
-        flags.reads.add(2, ordering: .relaxed)
+        let tracking = _ThreadContext.currentTracking(flags)
+        context = tracking
+        if _slowPath(!tracking.pointee.isLane) { _ThreadContext.claimLaneIfFree(tracking, flags) }
+        interrupted = tracking.pointee.recording
+        savedQuietDepth = tracking.pointee.quietDepth
+        tracking.pointee.quietDepth = 0
+        tracking.pointee.recording = recording
+        tracking.pointee.enter(flags)
     }
 
     /// Ends the evaluation; returns true if it read other properties than the last one
     /// (`commit` must then run).
     @usableFromInline
     func end() -> Bool {
-        flags.reads.subtract(2, ordering: .relaxed)
-        context?._withUnsafeGuaranteedRef { context in
-            context.recorder = interrupted
-            context.quietDepth = savedQuietDepth
+        if let tracking = context {
+            tracking.pointee.recording = interrupted
+            tracking.pointee.quietDepth = savedQuietDepth
+            tracking.pointee.leave(flags)
         }
         context = nil
         interrupted = nil
-        return diverged || matched != expected.count
+        return recording.pointee.diverged || recording.pointee.matched != recording.pointee.expectedCount
     }
 
     /// Makes the dependencies those of the evaluation that just ended: keeps the observers of
@@ -306,6 +501,8 @@ final class _DependencyRecorder: @unchecked Sendable {
     func commit(makeObserver: (ModelRegistrar) -> _SlotObserver) {
         defer { fresh.removeAll(keepingCapacity: true) }
         guard let old = removals.withLock({ $0 }) else { return }   // cancelled
+        let expected = recording.pointee.expectedKeys
+        let matched = recording.pointee.matched
         var keys = ContiguousArray(expected[0..<matched])
         var kept = Array(old[0..<matched])
         var reused = [Bool](repeating: false, count: old.count)
@@ -329,7 +526,12 @@ final class _DependencyRecorder: @unchecked Sendable {
         if cancelled {
             kept.forEach { $0.dispose() }
         } else {
-            expected = keys
+            let replaced = recording.pointee.expected
+            let stored = UnsafeMutablePointer<_DependencyKey>.allocate(capacity: keys.count)
+            _ = UnsafeMutableBufferPointer(start: stored, count: keys.count).initialize(from: keys)
+            recording.pointee.expected = stored
+            recording.pointee.expectedCount = keys.count
+            replaced?.deallocate()
         }
         dropped.forEach { $0.dispose() }
     }

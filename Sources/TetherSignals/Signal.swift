@@ -98,7 +98,15 @@ extension Signal {
     ) -> any Disposable {
         let lifetime = CompoundDisposable()
         let terminal = _TerminalSubscriber(next: next, error: error, completed: completed, lifetime: lifetime)
-        _run({ terminal.receive($0) }, lifetime)
+        // The test of the event's case is made here, in the closure, rather than in `receive`:
+        // see `_TerminalSubscriber.receiveNext`.
+        _run({ event in
+            if case .next(let value) = event {
+                terminal.receiveNext(value)
+            } else {
+                terminal.receive(event)
+            }
+        }, lifetime)
         return lifetime
     }
 
