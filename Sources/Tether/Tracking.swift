@@ -9,38 +9,35 @@ import Darwin
 /// Process-wide switches read on the fast paths of tracked properties.
 ///
 /// Each registrar keeps a reference to the one instance, so a getter or setter reads a switch with
-/// a few loads and no call (a global would be reached through an accessor call from other
-/// modules). While nothing is tracking and no transaction is open, a read of a tracked property
-/// costs two relaxed atomic loads more than a plain one (and with the Observation bridge on, a
-/// read also goes to the registrar's slow path, to report itself to Observation).
+/// two loads and no call (a global would be reached through an accessor call from other
+/// modules). While no thread tracks dependencies and no transaction is open, a read of a tracked
+/// property costs one relaxed atomic load more than a plain one (and with the Observation
+/// bridge on, a read also goes to the registrar's slow path, to report itself to Observation).
 ///
 /// Which reads must be recorded is a per-thread matter (an evaluation records the reads of its
-/// own thread), but a read cannot afford a thread-local lookup to find out. So each thread
-/// announces what it does in a process-wide word that reads check first:
-/// - one thread, the *lane* thread (the first thread that tracks dependencies, normally the main
-///   thread, until it exits), publishes its whole state in `lane` with plain stores: only it
-///   writes that word, so starting and ending an evaluation costs no atomic read-modify-write,
-///   and its reads find their recorder there, without a thread-local lookup;
-/// - the other threads count their evaluations and quiet sections in `reads` (atomic
-///   read-modify-writes), and their reads look up their thread's context.
+/// own thread), but a read can only afford to look at one process-wide word before it knows
+/// there is nothing to do. That word, `reads`, counts the threads that *hold* tracking: a thread
+/// takes a hold when it starts a tracking section (an evaluation, or a read Tether makes for
+/// itself, `_quietly`) without holding one, and keeps it after the section ends, so that the
+/// next sections (the next evaluation of a computed observer, on every change) cost no atomic
+/// read-modify-write. It gives the hold back at its first read outside any section (a read
+/// that takes the slow path only because of its own hold), or when it exits. While a thread
+/// holds, reads on other threads take the slow path too (a thread-local lookup that finds no
+/// section): the price of evaluations without read-modify-writes.
+///
+/// Finding the thread's tracking state is a thread-local lookup, which every recorded read
+/// would pay; so `lane` remembers the state of the thread that last started an evaluation (or
+/// a quiet read): that thread, the *lane* thread, finds its state there (after checking that it
+/// is its own) without the lookup.
 @usableFromInline
 final class _TetherFlags: Sendable {
-    /// Bit 0: the Observation bridge is on. Above it: twice the number of dependency-tracking
-    /// evaluations and quiet sections running on threads other than the lane thread. Non-zero:
-    /// a read must report itself.
+    /// Bit 0: the Observation bridge is on. Above it: twice the number of threads holding
+    /// tracking (see above). Non-zero: a read must report itself.
     @usableFromInline let reads = Atomic<Int>(1)
-    /// The lane thread's tracking state: 0 while it neither evaluates nor reads for Tether
-    /// itself, `laneQuiet` while it reads for Tether itself (`_quietly`), otherwise the address
-    /// of the recorder of the evaluation it runs (unretained: the evaluation keeps it alive).
-    /// Written only by the lane thread; non-zero: a read must report itself.
+    /// The `_TrackingBlock` of the thread that last started a tracking section (0 at first).
+    /// Any thread may replace it (a plain store), and any thread may read the block it points
+    /// at (blocks are never freed): only a thread that finds its own id in the block uses it.
     @usableFromInline let lane = Atomic<UInt>(0)
-    /// The lane thread (`_currentThreadID()`), or 0 while there is none. Claimed by a thread that
-    /// creates its `_ThreadContext` (or starts an evaluation) while it is 0; given back by that
-    /// thread's context when the thread exits, before its id can be reused.
-    @usableFromInline let laneThread = Atomic<UInt>(0)
-    /// The address of the lane thread's `_TrackingState`, read only by the lane thread (which
-    /// wrote it).
-    @usableFromInline let laneTracking = Atomic<UInt>(0)
     /// The number of open transactions, on any thread. Non-zero: a write must look further
     /// than its own observers.
     @usableFromInline let writes = Atomic<Int>(0)
@@ -54,13 +51,10 @@ final class _TetherFlags: Sendable {
 
     @usableFromInline static let shared = _TetherFlags()
 
-    /// The value of `lane` while the lane thread reads for Tether itself.
-    @usableFromInline static let laneQuiet: UInt = 1
-
     private init() {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
-            if let pointer { pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.release() }
+            if let pointer { pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context?.release() }
         }
         precondition(status == 0, "Tether: pthread_key_create failed (\(status))")
         contextKey = key
@@ -77,67 +71,113 @@ final class _TetherFlags: Sendable {
     }
 
     /// Whether a read of a tracked property has nothing to report: the bridge is off and no
-    /// thread evaluates or reads for Tether itself.
+    /// thread holds tracking.
     @inlinable @inline(__always)
-    var readsIdle: Bool {
-        reads.load(ordering: .relaxed) | Int(bitPattern: lane.load(ordering: .relaxed)) == 0
-    }
+    var readsIdle: Bool { reads.load(ordering: .relaxed) == 0 }
 
-    /// Whether a thread other than the lane thread is evaluating or reading for Tether itself.
-    @usableFromInline var othersTracking: Bool { reads.load(ordering: .relaxed) > 1 }
+    /// Whether some thread holds tracking.
+    @usableFromInline var trackingHeld: Bool { reads.load(ordering: .relaxed) > 1 }
     var transactionsOpen: Bool { writes.load(ordering: .relaxed) != 0 }
 }
 
-/// What one thread does with tracking right now: the innermost evaluation's recording, and
-/// Tether's own reads. Kept apart from its `_ThreadContext`, in memory of its own, so that
-/// reads and evaluations reach it through a pointer (no class reference to retain); the
-/// thread-local slot and, for the lane thread, `_TetherFlags.laneTracking` point at it.
+/// What one thread does with tracking right now: the innermost evaluation's recording,
+/// Tether's own reads, and whether the thread holds tracking (see `_TetherFlags`). Kept apart
+/// from its `_ThreadContext`, in a `_TrackingBlock`, so that reads and evaluations reach it
+/// through a pointer (no class reference to retain); the thread-local slot and, for the lane
+/// thread, `_TetherFlags.lane` point at it.
 ///
 /// Confined to its thread.
 @usableFromInline
 struct _TrackingState {
     /// The recording of the innermost evaluation running on this thread (each evaluation puts
     /// back the one it interrupted when it ends). Its recorder is kept alive by the evaluation's
-    /// caller. Change it (and `quietDepth`) only between `enter` and `leave`.
+    /// caller.
     var recording: UnsafeMutablePointer<_Recording>?
     /// Above zero while Tether reads properties for itself (see `_quietly`).
     var quietDepth = 0
-    /// Whether this thread is the lane thread (see `_TetherFlags`): its state is published in
-    /// `_TetherFlags.lane` rather than counted in `_TetherFlags.reads`. Set only while the
-    /// thread is idle (no evaluation, no quiet read), so a section entered one way is left the
-    /// same way.
-    var isLane = false
-    /// The context this state belongs to (unretained: the context owns this memory).
-    let context: Unmanaged<_ThreadContext>
+    /// Whether this thread counts in `_TetherFlags.reads`.
+    var holding = false
+    /// The context this state belongs to (unretained: the context owns this block while the
+    /// thread lives).
+    var context: Unmanaged<_ThreadContext>?
+}
 
-    init(context: Unmanaged<_ThreadContext>) { self.context = context }
+/// The memory of one thread's `_TrackingState`, with the id of the thread it belongs to.
+///
+/// Blocks are never freed: when its thread exits, a block goes back to a pool for the next new
+/// thread. So any thread may read the id of the block `_TetherFlags.lane` points at, even while
+/// that block's thread exits, and use the block only if the id is its own (a live thread's id is
+/// unique, and only that thread writes its block's state).
+@usableFromInline
+struct _TrackingBlock {
+    /// The block's start: the owner's id (an `Atomic<UInt>`), then the state.
+    @usableFromInline let address: UnsafeMutableRawPointer
 
-    /// What `_TetherFlags.lane` says of a thread in this state.
-    @inline(__always)
-    var laneState: UInt {
-        if quietDepth > 0 { return _TetherFlags.laneQuiet }
-        return UInt(bitPattern: recording)
+    @usableFromInline static let stateOffset = 16
+
+    init(address: UnsafeMutableRawPointer) { self.address = address }
+
+    init?(bits: UInt) {
+        guard let address = UnsafeMutableRawPointer(bitPattern: bits) else { return nil }
+        self.address = address
     }
 
-    /// Announces a tracking section that starts (an evaluation, a quiet read), after
-    /// `recording` or `quietDepth` changed: this thread's reads must now report themselves.
-    @inline(__always)
-    func enter(_ flags: _TetherFlags) {
-        if isLane {
-            flags.lane.store(laneState, ordering: .relaxed)
+    /// The thread this block belongs to (0: in the pool).
+    var owner: UnsafeMutablePointer<Atomic<UInt>> { address.assumingMemoryBound(to: Atomic<UInt>.self) }
+    var state: UnsafeMutablePointer<_TrackingState> {
+        (address + Self.stateOffset).assumingMemoryBound(to: _TrackingState.self)
+    }
+    var bits: UInt { UInt(bitPattern: address) }
+
+    /// Blocks of exited threads, for new threads.
+    private static let pool = _Locked<[UInt]>([])
+
+    /// A block for the calling thread.
+    static func take() -> _TrackingBlock {
+        let block: _TrackingBlock
+        if let bits = pool.withLock({ $0.popLast() }) {
+            block = _TrackingBlock(bits: bits).unsafelyUnwrapped
         } else {
-            flags.reads.wrappingAdd(2, ordering: .relaxed)
+            let address = UnsafeMutableRawPointer.allocate(
+                byteCount: stateOffset + MemoryLayout<_TrackingState>.size, alignment: 16
+            )
+            address.bindMemory(to: Atomic<UInt>.self, capacity: 1).initialize(to: Atomic(0))
+            (address + stateOffset).bindMemory(to: _TrackingState.self, capacity: 1).initialize(to: _TrackingState())
+            block = _TrackingBlock(address: address)
         }
+        block.owner.pointee.store(_currentThreadID(), ordering: .releasing)
+        return block
     }
 
-    /// Announces the end of a tracking section, after `recording` or `quietDepth` were restored.
+    /// Returns the block of an exiting thread to the pool.
+    func giveBack() {
+        state.pointee = _TrackingState()
+        owner.pointee.store(0, ordering: .releasing)
+        let bits = self.bits
+        Self.pool.withLock { $0.append(bits) }
+    }
+}
+
+extension UnsafeMutablePointer where Pointee == _TrackingState {
+    /// Makes sure this thread holds tracking before a tracking section starts (the section's
+    /// reads must report themselves).
     @inline(__always)
-    func leave(_ flags: _TetherFlags) {
-        if isLane {
-            flags.lane.store(laneState, ordering: .relaxed)
-        } else {
-            flags.reads.wrappingSubtract(2, ordering: .relaxed)
-        }
+    func hold(_ flags: _TetherFlags) {
+        if _slowPath(!pointee.holding) { takeHold(flags) }
+    }
+
+    @inline(never)
+    func takeHold(_ flags: _TetherFlags) {
+        flags.reads.wrappingAdd(2, ordering: .relaxed)
+        pointee.holding = true
+    }
+
+    /// Gives the hold back: the thread reads outside any section, or exits.
+    @inline(never)
+    func releaseHold(_ flags: _TetherFlags) {
+        guard pointee.holding else { return }
+        pointee.holding = false
+        flags.reads.wrappingSubtract(2, ordering: .relaxed)
     }
 }
 
@@ -149,8 +189,10 @@ struct _TrackingState {
 /// off.
 @usableFromInline
 final class _ThreadContext {
-    /// The thread's tracking state (owned: freed with the context).
-    let tracking: UnsafeMutablePointer<_TrackingState>
+    /// The thread's tracking block (given back to the pool with the context).
+    let block: _TrackingBlock
+    /// The thread's tracking state (in `block`).
+    var tracking: UnsafeMutablePointer<_TrackingState> { block.state }
     @exclusivity(unchecked) var transactionDepth = 0
     @exclusivity(unchecked) var transactionChanges: [_RecordedChange] = []
     @exclusivity(unchecked) var batchDepth = 0
@@ -158,21 +200,15 @@ final class _ThreadContext {
     @exclusivity(unchecked) var dirtyIDs: Set<ObjectIdentifier> = []
 
     private init() {
-        tracking = .allocate(capacity: 1)
-        tracking.initialize(to: _TrackingState(context: Unmanaged.passUnretained(self)))
+        block = _TrackingBlock.take()
+        block.state.pointee.context = Unmanaged.passUnretained(self)
     }
 
     deinit {
-        // The thread is exiting (its thread-local slot is being cleared): give the lane back
-        // before another thread can get this thread's id.
-        if tracking.pointee.isLane {
-            let flags = _TetherFlags.shared
-            flags.lane.store(0, ordering: .relaxed)
-            flags.laneTracking.store(0, ordering: .relaxed)
-            flags.laneThread.store(0, ordering: .releasing)
-        }
-        tracking.deinitialize(count: 1)
-        tracking.deallocate()
+        // The thread is exiting (its thread-local slot is being cleared): give the hold back,
+        // and the block, before another thread can get this thread's id.
+        tracking.releaseHold(_TetherFlags.shared)
+        block.giveBack()
     }
 
     private static var key: pthread_key_t { _TetherFlags.shared.contextKey }
@@ -181,60 +217,54 @@ final class _ThreadContext {
     /// tracking state, which points back at the context; the slot's destructor releases it.
     static var current: _ThreadContext {
         if let pointer = pthread_getspecific(key) {
-            return pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.takeUnretainedValue()
+            return pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.unsafelyUnwrapped.takeUnretainedValue()
         }
         let context = _ThreadContext()
         _ = Unmanaged.passRetained(context)
         pthread_setspecific(key, context.tracking)
-        claimLaneIfFree(context.tracking, _TetherFlags.shared)
         return context
     }
 
     /// This thread's context if it has one.
     static var existing: _ThreadContext? {
         guard let pointer = pthread_getspecific(key) else { return nil }
-        return pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.takeUnretainedValue()
+        return pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.unsafelyUnwrapped.takeUnretainedValue()
     }
 
     // MARK: Tracking state: evaluations and Tether's own reads
 
-    /// This thread's tracking state, created on first use (the thread keeps it alive). The lane
-    /// thread finds it without a thread-local lookup.
+    /// This thread's tracking state, created on first use (the thread keeps it alive). Makes
+    /// this thread the lane thread (see `_TetherFlags`).
     @inline(__always)
     static func currentTracking(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState> {
-        if flags.laneThread.load(ordering: .relaxed) == _currentThreadID() {
-            // Written by this very thread when it claimed the lane.
-            return UnsafeMutablePointer(bitPattern: flags.laneTracking.load(ordering: .relaxed)).unsafelyUnwrapped
+        if let lane = _TrackingBlock(bits: flags.lane.load(ordering: .relaxed)),
+           lane.owner.pointee.load(ordering: .relaxed) == _currentThreadID() {
+            return lane.state
         }
-        return otherTracking(flags)
+        return takeLane(flags)
     }
 
-    /// The tracking state of a thread that is not the lane thread.
+    /// The tracking state of a thread that is not the lane thread, which becomes it.
     @inline(never)
-    static func otherTracking(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState> {
-        if let pointer = pthread_getspecific(flags.contextKey) { return pointer.assumingMemoryBound(to: _TrackingState.self) }
-        return current.tracking
+    static func takeLane(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState> {
+        let context: _ThreadContext
+        if let pointer = pthread_getspecific(flags.contextKey) {
+            context = pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.unsafelyUnwrapped.takeUnretainedValue()
+        } else {
+            context = current
+        }
+        flags.lane.store(context.block.bits, ordering: .relaxed)
+        return context.tracking
     }
 
-    /// This thread's tracking state if it has a context (and is not the lane thread, which the
-    /// caller checked).
+    /// This thread's tracking state if it has a context.
     @inline(__always)
-    static func existingOtherTracking(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState>? {
-        pthread_getspecific(flags.contextKey)?.assumingMemoryBound(to: _TrackingState.self)
-    }
-
-    /// Makes the thread of `tracking` (the calling thread) the lane thread if there is none.
-    /// Only while the thread is idle.
-    @inline(never)
-    static func claimLaneIfFree(_ tracking: UnsafeMutablePointer<_TrackingState>, _ flags: _TetherFlags) {
-        guard !tracking.pointee.isLane, tracking.pointee.recording == nil, tracking.pointee.quietDepth == 0,
-              flags.laneThread.load(ordering: .relaxed) == 0,
-              flags.laneThread.compareExchange(
-                  expected: 0, desired: _currentThreadID(), ordering: .acquiring
-              ).exchanged
-        else { return }
-        tracking.pointee.isLane = true
-        flags.laneTracking.store(UInt(bitPattern: tracking), ordering: .relaxed)
+    static func existingTracking(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState>? {
+        if let lane = _TrackingBlock(bits: flags.lane.load(ordering: .relaxed)),
+           lane.owner.pointee.load(ordering: .relaxed) == _currentThreadID() {
+            return lane.state
+        }
+        return pthread_getspecific(flags.contextKey)?.assumingMemoryBound(to: _TrackingState.self)
     }
 
     // MARK: Batches: computed observers recompute once, after every change of a batch.
@@ -298,38 +328,31 @@ func _quietly<R>(_ body: () -> R) -> R {
 func _beginQuiet() {
     let flags = _TetherFlags.shared
     let tracking = _ThreadContext.currentTracking(flags)
+    tracking.hold(flags)
     tracking.pointee.quietDepth += 1
-    tracking.pointee.enter(flags)
 }
 
 @usableFromInline
 func _endQuiet() {
-    let flags = _TetherFlags.shared
-    let tracking = _ThreadContext.currentTracking(flags)
+    let tracking = _ThreadContext.currentTracking(_TetherFlags.shared)
     tracking.pointee.quietDepth -= 1
-    tracking.pointee.leave(flags)
 }
 
 extension ModelRegistrar {
     /// Records a read made by Tether itself (a computed property's evaluation, or a read inside
     /// `_quietly`): returns true if the read was Tether's, which Observation must not hear of
-    /// (its `withObservationTracking` did not make it).
-    ///
-    /// On the lane thread the answer is in `_TetherFlags.lane`; other threads look up their
-    /// context, if any of them is tracking at all.
+    /// (its `withObservationTracking` did not make it). A read outside any section on a thread
+    /// that holds tracking gives the hold back (see `_TetherFlags`).
     @usableFromInline
     func _recordRead(_ index: Int) -> Bool {
-        // This thread's state, in the form of `_TetherFlags.lane`.
-        var state = flags.lane.load(ordering: .relaxed)
-        if state == 0, !flags.othersTracking { return false }
-        if flags.laneThread.load(ordering: .relaxed) != _currentThreadID() {
-            guard flags.othersTracking, let tracking = _ThreadContext.existingOtherTracking(flags) else { return false }
-            state = tracking.pointee.laneState
+        guard flags.trackingHeld, let tracking = _ThreadContext.existingTracking(flags) else { return false }
+        if tracking.pointee.quietDepth > 0 { return true }
+        if let recording = tracking.pointee.recording {
+            recording.pointee.record(self, index)
+            return true
         }
-        if state <= _TetherFlags.laneQuiet { return state == _TetherFlags.laneQuiet }
-        // The recording of the evaluation this thread is running: alive until it ends.
-        UnsafeMutablePointer<_Recording>(bitPattern: state).unsafelyUnwrapped.pointee.record(self, index)
-        return true
+        if tracking.pointee.holding { tracking.releaseHold(flags) }
+        return false
     }
 }
 
@@ -472,12 +495,11 @@ final class _DependencyRecorder: @unchecked Sendable {
         }
         let tracking = _ThreadContext.currentTracking(flags)
         context = tracking
-        if _slowPath(!tracking.pointee.isLane) { _ThreadContext.claimLaneIfFree(tracking, flags) }
+        tracking.hold(flags)
         interrupted = tracking.pointee.recording
         savedQuietDepth = tracking.pointee.quietDepth
         tracking.pointee.quietDepth = 0
         tracking.pointee.recording = recording
-        tracking.pointee.enter(flags)
     }
 
     /// Ends the evaluation; returns true if it read other properties than the last one
@@ -487,7 +509,6 @@ final class _DependencyRecorder: @unchecked Sendable {
         if let tracking = context {
             tracking.pointee.recording = interrupted
             tracking.pointee.quietDepth = savedQuietDepth
-            tracking.pointee.leave(flags)
         }
         context = nil
         interrupted = nil
