@@ -66,6 +66,20 @@ func _observeStored<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable
         lifetime.add(model._$registrar.addObserver(index: index, observer))
         // Tether's own read: not reported to Observation (see `_quietly`).
         sink(.next(_quietly { model[keyPath: keyPath] }))
+    }, direct: { terminal in
+        // The same, for `subscribe(next:error:completed:)`: each value goes straight to the
+        // subscriber (one closure and the building of an `Event` less per change).
+        guard let model = box.model else {
+            terminal.receive(.completed)
+            return
+        }
+        _checkOwner(model._$registrar, M.self, keyPath)
+        let observer = _SlotObserver(
+            onChange: { _, pointer in terminal.receiveNext(pointer.assumingMemoryBound(to: V.self).pointee) },
+            onEnd: { terminal.receive(.completed) }
+        )
+        terminal.lifetime.add(model._$registrar.addObserver(index: index, observer))
+        terminal.receiveNext(_quietly { model[keyPath: keyPath] })
     })
 }
 
@@ -97,8 +111,22 @@ func _observeComputed<M: Model, V, Same: _Sameness>(
             return
         }
         _checkOwner(model._$registrar, M.self, keyPath)
-        let observation = _ComputedObservation<M, V, Same>(model: model, get: get, sink: sink)
+        let observation = _ComputedObservation<M, V, Same, _SinkOutput<V>>(model: model, get: get, output: _SinkOutput(sink: sink))
         _tieToModel(model._$registrar, lifetime, ending: { sink(.completed) }, cancel: { observation.cancel() })
+        observation.recompute()
+    }, direct: { terminal in
+        // The same, for `subscribe(next:error:completed:)`: values go straight to the subscriber.
+        guard let model = box.model else {
+            terminal.receive(.completed)
+            return
+        }
+        _checkOwner(model._$registrar, M.self, keyPath)
+        let observation = _ComputedObservation<M, V, Same, _TerminalOutput<V>>(
+            model: model, get: get, output: _TerminalOutput(terminal: terminal)
+        )
+        _tieToModel(
+            model._$registrar, terminal.lifetime, ending: { terminal.receive(.completed) }, cancel: { observation.cancel() }
+        )
         observation.recompute()
     })
 }
@@ -143,6 +171,30 @@ enum _NeverEqual<Value>: _Sameness {
     @inlinable static func same(_: Value, _: Value) -> Bool { false }
 }
 
+/// Where a computed observer sends its values: a type parameter of the observer, so that the
+/// sending is specialised and inlined with it.
+@usableFromInline
+protocol _ComputedOutput: Sendable {
+    associatedtype Value
+    func send(_ value: Value)
+}
+
+/// Sends values to the subscription's sink (the next stage).
+@usableFromInline
+struct _SinkOutput<Value>: _ComputedOutput {
+    @usableFromInline let sink: @Sendable (Event<Value, Never>) -> Void
+    @inlinable init(sink: @escaping @Sendable (Event<Value, Never>) -> Void) { self.sink = sink }
+    @inlinable func send(_ value: Value) { sink(.next(value)) }
+}
+
+/// Sends values straight to the subscriber (see `Signal._runDirect`).
+@usableFromInline
+struct _TerminalOutput<Value>: _ComputedOutput {
+    @usableFromInline let terminal: _TerminalSubscriber<Value, Never>
+    @inlinable init(terminal: _TerminalSubscriber<Value, Never>) { self.terminal = terminal }
+    @inlinable func send(_ value: Value) { terminal.receiveNext(value) }
+}
+
 /// Carries a non-Sendable value into a `@Sendable` closure.
 ///
 /// Why `@unchecked Sendable` is safe where Tether uses it: each use either wraps an immutable
@@ -174,7 +226,8 @@ struct _UncheckedSendable<T>: @unchecked Sendable {
 /// owner thread); the only thing another thread may do is `cancel()`, which only touches the
 /// recorder's atomic flag and its lock-protected list of observers.
 @usableFromInline
-final class _ComputedObservation<M: Model, V, Same: _Sameness>: _Recomputable, @unchecked Sendable where Same.Value == V {
+final class _ComputedObservation<M: Model, V, Same: _Sameness, Output: _ComputedOutput>: _Recomputable, @unchecked Sendable
+where Same.Value == V, Output.Value == V {
     // `let`: a weak `var` would be loaded with a dynamic exclusivity check on every update.
     @usableFromInline weak let model: M?
     /// The same model, unretained: only used while it is known to be alive (see above).
@@ -182,19 +235,20 @@ final class _ComputedObservation<M: Model, V, Same: _Sameness>: _Recomputable, @
     /// The model's registrar, by identity: changes it delivers come with the model alive.
     @usableFromInline let modelRegistrar: ObjectIdentifier
     @usableFromInline let get: _Getter<M, V>
-    @usableFromInline let sink: @Sendable (Event<V, Never>) -> Void
+    /// Where values go: the subscription's sink, or (see `Signal._runDirect`) its subscriber.
+    @usableFromInline let output: Output
     // Touched only on the owner thread (see above): no dynamic exclusivity check.
     @exclusivity(unchecked) @usableFromInline var last: V?
     @usableFromInline let recorder = _DependencyRecorder()
     @usableFromInline let flags = _TetherFlags.shared
 
     @inlinable
-    init(model: M, get: _Getter<M, V>, sink: @escaping @Sendable (Event<V, Never>) -> Void) {
+    init(model: M, get: _Getter<M, V>, output: Output) {
         self.model = model
         self.unretainedModel = Unmanaged.passUnretained(model)
         self.modelRegistrar = ObjectIdentifier(model._$registrar)
         self.get = get
-        self.sink = sink
+        self.output = output
     }
 
     @inlinable
@@ -236,7 +290,7 @@ final class _ComputedObservation<M: Model, V, Same: _Sameness>: _Recomputable, @
         if recorder.needsEvaluation { value = evaluateAgain(model) }
         if let last, Same.same(last, value) { return }
         last = value
-        sink(.next(value))
+        output.send(value)
     }
 
     /// Evaluates again while the getter keeps changing what it reads (see `evaluate`).

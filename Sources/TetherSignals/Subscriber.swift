@@ -215,11 +215,12 @@ final class _Gate<Value, Failure: Error>: @unchecked Sendable {
 /// a terminal event or after disposal, and disposes the subscription when a terminal event
 /// arrives (RAC's `didSubscribeWithDisposable:` contract).
 @usableFromInline
-final class _TerminalSubscriber<Value, Failure: Error>: Sendable {
+package final class _TerminalSubscriber<Value, Failure: Error>: Sendable {
     @usableFromInline let next: (@Sendable (Value) -> Void)?
     @usableFromInline let error: (@Sendable (Failure) -> Void)?
     @usableFromInline let completed: (@Sendable () -> Void)?
-    @usableFromInline let lifetime: CompoundDisposable
+    /// The subscription's lifetime.
+    @usableFromInline package let lifetime: CompoundDisposable
     @usableFromInline let terminated = Atomic<Bool>(false)
 
     @inlinable
@@ -245,14 +246,15 @@ final class _TerminalSubscriber<Value, Failure: Error>: Sendable {
     /// from the pending one-byte store (a store-forwarding stall, several ns on every value).
     /// A closure that only tests the case and calls this stays small enough to be merged with
     /// the thunk, which then reads the tag with a one-byte load.
-    @inlinable @inline(__always)
-    func receiveNext(_ value: Value) {
+    @inlinable
+    package func receiveNext(_ value: Value) {
         if terminated.load(ordering: .relaxed) || lifetime.isDisposed { return }
         next?(value)
     }
 
+    /// Receives an event (see `receiveNext` for values).
     @inlinable
-    func receive(_ event: Event<Value, Failure>) {
+    package func receive(_ event: Event<Value, Failure>) {
         switch event {
         case .next(let value):
             if terminated.load(ordering: .relaxed) || lifetime.isDisposed { return }
