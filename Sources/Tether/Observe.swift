@@ -52,9 +52,35 @@ public func observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable
 /// specialised for the value type in the caller's module (no generic metadata lookups per change).
 @inlinable
 func _observeStored<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, index: Int) -> Signal<V, Never> {
-    let box = _WeakModel(model)
-    return Signal(_unchecked: { sink, lifetime in
-        guard let model = box.model else {
+    // Both stage functions capture only the source, which is then their context: making the
+    // signal allocates the source and nothing else.
+    let source = _StoredSource(model, keyPath, index: index)
+    return Signal(_unchecked: { sink, lifetime in source.run(sink, lifetime) }, direct: { source.run($0) })
+}
+
+/// What a stored property's signal needs: the model (held weakly), the key path and the
+/// property's index.
+///
+/// Why `@unchecked Sendable` is safe: the key path and the index are immutable and the weak
+/// reference is read and cleared atomically by the runtime, as in `_WeakModel`; the model is only
+/// used on its owner thread (`_checkOwner`).
+@usableFromInline
+final class _StoredSource<M: Model, V>: @unchecked Sendable {
+    @usableFromInline weak let model: M?
+    @usableFromInline let keyPath: KeyPath<M, V> & Sendable
+    @usableFromInline let index: Int
+
+    @inlinable
+    init(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, index: Int) {
+        self.model = model
+        self.keyPath = keyPath
+        self.index = index
+    }
+
+    /// Starts a subscription through its sink.
+    @inlinable
+    func run(_ sink: @escaping @Sendable (Event<V, Never>) -> Void, _ lifetime: CompoundDisposable) {
+        guard let model else {
             sink(.completed)
             return
         }
@@ -66,10 +92,14 @@ func _observeStored<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable
         lifetime.add(model._$registrar.addObserver(index: index, observer))
         // Tether's own read: not reported to Observation (see `_quietly`).
         sink(.next(_quietly { model[keyPath: keyPath] }))
-    }, direct: { terminal in
-        // The same, for `subscribe(next:error:completed:)`: each value goes straight to the
-        // subscriber (one closure and the building of an `Event` less per change).
-        guard let model = box.model else {
+    }
+
+    /// The same, for `subscribe(next:error:completed:)` (see `Signal._runDirect`): each value
+    /// goes straight to the subscriber (one closure and the building of an `Event` less per
+    /// change).
+    @inlinable
+    func run(_ terminal: _TerminalSubscriber<V, Never>) {
+        guard let model else {
             terminal.receive(.completed)
             return
         }
@@ -80,7 +110,7 @@ func _observeStored<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable
         )
         terminal.lifetime.add(model._$registrar.addObserver(index: index, observer))
         terminal.receiveNext(_quietly { model[keyPath: keyPath] })
-    })
+    }
 }
 
 @usableFromInline
@@ -103,10 +133,32 @@ func _observeComputed<M: Model, V, Same: _Sameness>(
     getter: _Getter<M, V>?,
     sameness _: Same.Type
 ) -> Signal<V, Never> where Same.Value == V {
-    let box = _WeakModel(model)
-    let get = getter ?? _Getter { $0[keyPath: keyPath] }
-    return Signal(_unchecked: { sink, lifetime in
-        guard let model = box.model else {
+    // As in `_observeStored`: the stage functions' only capture is the source.
+    let source = _ComputedSource<M, V, Same>(model, keyPath, get: getter ?? _Getter { $0[keyPath: keyPath] })
+    return Signal(_unchecked: { sink, lifetime in source.run(sink, lifetime) }, direct: { source.run($0) })
+}
+
+/// What a computed property's signal needs: the model (held weakly), the key path (for
+/// messages) and the getter.
+///
+/// Why `@unchecked Sendable` is safe: as for `_StoredSource` (`get` is immutable and Sendable).
+@usableFromInline
+final class _ComputedSource<M: Model, V, Same: _Sameness>: @unchecked Sendable where Same.Value == V {
+    @usableFromInline weak let model: M?
+    @usableFromInline let keyPath: KeyPath<M, V> & Sendable
+    @usableFromInline let get: _Getter<M, V>
+
+    @inlinable
+    init(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, get: _Getter<M, V>) {
+        self.model = model
+        self.keyPath = keyPath
+        self.get = get
+    }
+
+    /// Starts a subscription through its sink.
+    @inlinable
+    func run(_ sink: @escaping @Sendable (Event<V, Never>) -> Void, _ lifetime: CompoundDisposable) {
+        guard let model else {
             sink(.completed)
             return
         }
@@ -114,9 +166,12 @@ func _observeComputed<M: Model, V, Same: _Sameness>(
         let observation = _ComputedObservation<M, V, Same, _SinkOutput<V>>(model: model, get: get, output: _SinkOutput(sink: sink))
         _tieToModel(model._$registrar, lifetime, ending: { sink(.completed) }, cancel: { observation.cancel() })
         observation.recompute()
-    }, direct: { terminal in
-        // The same, for `subscribe(next:error:completed:)`: values go straight to the subscriber.
-        guard let model = box.model else {
+    }
+
+    /// The same, for `subscribe(next:error:completed:)`: values go straight to the subscriber.
+    @inlinable
+    func run(_ terminal: _TerminalSubscriber<V, Never>) {
+        guard let model else {
             terminal.receive(.completed)
             return
         }
@@ -128,7 +183,7 @@ func _observeComputed<M: Model, V, Same: _Sameness>(
             model._$registrar, terminal.lifetime, ending: { terminal.receive(.completed) }, cancel: { observation.cancel() }
         )
         observation.recompute()
-    })
+    }
 }
 
 /// Ties a computed observation to its model and its subscription: the model's end completes it

@@ -378,6 +378,8 @@ struct _Recording {
     /// owned by the recorder, replaced only by `commit` (never during an evaluation).
     var expected: UnsafeMutablePointer<_DependencyKey>?
     var expectedCount = 0
+    /// How many keys `expected`'s memory holds.
+    var expectedCapacity = 0
     /// How many reads of the running evaluation matched `expected`, in order.
     var matched = 0
     /// Whether the running evaluation stopped following `expected`.
@@ -547,12 +549,16 @@ final class _DependencyRecorder: @unchecked Sendable {
         if cancelled {
             kept.forEach { $0.dispose() }
         } else {
-            let replaced = recording.pointee.expected
-            let stored = UnsafeMutablePointer<_DependencyKey>.allocate(capacity: keys.count)
-            _ = UnsafeMutableBufferPointer(start: stored, count: keys.count).initialize(from: keys)
-            recording.pointee.expected = stored
+            // The keys are plain values: the memory is reused while it is big enough.
+            if keys.count > recording.pointee.expectedCapacity {
+                recording.pointee.expected?.deallocate()
+                recording.pointee.expected = .allocate(capacity: keys.count)
+                recording.pointee.expectedCapacity = keys.count
+            }
+            if let stored = recording.pointee.expected {
+                _ = UnsafeMutableBufferPointer(start: stored, count: keys.count).initialize(from: keys)
+            }
             recording.pointee.expectedCount = keys.count
-            replaced?.deallocate()
         }
         dropped.forEach { $0.dispose() }
     }
