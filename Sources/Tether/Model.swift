@@ -206,6 +206,11 @@ public struct ModelComputedProperty<Root: AnyObject>: Sendable {
 package final class _Getter<Root, Value>: Sendable {
     @usableFromInline package let get: @Sendable (Root) -> Value
     @inlinable init(_ get: @escaping @Sendable (Root) -> Value) { self.get = get }
+
+    /// Calls the getter. A method, so the getter is called from a borrowed box (a call made
+    /// through `box.get(root)` from elsewhere retains and releases the function's context).
+    @inlinable @inline(__always)
+    func callAsFunction(_ root: Root) -> Value { get(root) }
 }
 
 /// A setter in a box (see `_Getter`).

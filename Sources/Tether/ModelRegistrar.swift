@@ -209,23 +209,9 @@ public final class ModelRegistrar: Sendable {
     /// Reports a read of property `index` (for dependency tracking and Observation).
     @inlinable @inline(__always)
     public func access<M: Model, V>(_ model: M, index: Int, _ keyPath: @autoclosure () -> KeyPath<M, V>) {
-        if flags.reads.load(ordering: .relaxed) == 0 { return }
+        if flags.readsIdle { return }
         if _recordRead(index) { return }
         _bridgeRead(model, index: index, keyPath)
-    }
-
-    /// Records a read made by Tether itself (a computed property's evaluation, or a read inside
-    /// `_quietly`): returns true if the read was Tether's, which Observation must not hear of
-    /// (its `withObservationTracking` did not make it).
-    @usableFromInline
-    func _recordRead(_ index: Int) -> Bool {
-        guard flags.trackingActive, let context = _ThreadContext.existingUnmanaged(flags) else { return false }
-        return context._withUnsafeGuaranteedRef { context -> Bool in
-            if context.quietDepth > 0 { return true }
-            guard let recorder = context.recorder else { return false }
-            recorder._withUnsafeGuaranteedRef { $0.record(self, index) }
-            return true
-        }
     }
 
     /// Reports a read to Observation (if the bridge is on), and remembers that Observation may
@@ -333,12 +319,22 @@ public final class ModelRegistrar: Sendable {
     @inlinable
     func notify<M: Model, V>(_ model: M, index: Int, value: V, keyPath: @autoclosure () -> KeyPath<M, V>) {
         var value = value
-        var again = false
         // The pointer only lives for the call, and nothing writes through it: no stack
         // protector needed (it would cost a check on every delivery).
-        while _withUnprotectedUnsafePointer(to: &value, { _deliver(model, index, UnsafeRawPointer($0), again: again) }) {
-            again = true
-            value = _quietly { model[keyPath: keyPath()] }
+        if _withUnprotectedUnsafePointer(to: &value, { _deliver(model, index, UnsafeRawPointer($0), again: false) }) {
+            _redeliver(model, index: index, keyPath: keyPath())
+        }
+    }
+
+    /// The rest of `notify` when the property changed again during its delivery: delivers its
+    /// current value until it stops changing. Out of line, so that a delivery that ends at once
+    /// (nearly all of them) runs without the registers and the frame this loop needs.
+    @inlinable @inline(never)
+    func _redeliver<M: Model, V>(_ model: M, index: Int, keyPath: KeyPath<M, V>) {
+        var more = true
+        while more {
+            var value = _quietly { model[keyPath: keyPath] }
+            more = _withUnprotectedUnsafePointer(to: &value) { _deliver(model, index, UnsafeRawPointer($0), again: true) }
         }
     }
 
@@ -361,55 +357,75 @@ public final class ModelRegistrar: Sendable {
 
     func _deliver(_ side: _RegistrarSide, _ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer, again: Bool) -> Bool {
         let state = side.delivery
+        // The views live in a buffer that is never reallocated: a pointer to one stays valid.
+        let view = state.slots + index
         if !again {
-            if state.slots[index].delivering {
-                state.slots[index].dirty = true
+            if view.pointee.delivering {
+                view.pointee.dirty = true
                 return false
             }
-            state.slots[index].delivering = true
-            state.depth += 1
+            view.pointee.delivering = true
+            state.depth &+= 1
         }
         // The every-property view can be replaced only when no other delivery iterates it.
         var anyView = true
         if stale.load(ordering: .relaxed) != 0 {
             anyView = _refresh(index, anyInUse: state.depth > 1)
         }
-        if let first = state.slots[index].first {
+        if let first = view.pointee.first {
             first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
-            // `rest` cannot be replaced during this delivery: only this one iterates it.
-            var position = 0
-            while position < state.slots[index].rest.count {
-                state.slots[index].rest[position]._withUnsafeGuaranteedRef { $0.onChange(index, value) }
-                position += 1
-            }
+            if !view.pointee.rest.isEmpty { _deliverRest(view, index, value) }
         }
-        let any = anySlot
-        if anyView {
-            if let first = state.slots[any].first {
-                first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
-                var position = 0
-                while position < state.slots[any].rest.count {
-                    state.slots[any].rest[position]._withUnsafeGuaranteedRef { $0.onChange(index, value) }
-                    position += 1
-                }
-            }
-        } else {
-            // Out of date and in use by an outer delivery: deliver from a copy of the list.
-            let entries = side.slots.withLock { $0[any].observers.entries }
-            for entry in entries { entry.element?.onChange(index, value) }
+        let any = state.slots + anySlot
+        if !anyView || any.pointee.first != nil { _deliverToEveryPropertyObservers(side, any, index, value, anyView) }
+        if let hook = _persistence.load(ordering: .acquiring) {
+            hook._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
         }
-        _persistence.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
-        if state.slots[index].dirty {
-            state.slots[index].dirty = false
+        if view.pointee.dirty {
+            view.pointee.dirty = false
             return true
         }
-        state.slots[index].delivering = false
-        state.depth -= 1
+        view.pointee.delivering = false
+        state.depth &-= 1
         if state.depth == 0, stale.load(ordering: .relaxed) != 0 {
             // Observers removed during the delivery: release them now.
             _ = _refresh(nil, anyInUse: false)
         }
         return false
+    }
+
+    /// Calls the observers of `view` after its first one (part of `_deliver`, out of line:
+    /// most properties have one observer). `rest` cannot be replaced during this delivery:
+    /// only this one iterates it.
+    @inline(never)
+    func _deliverRest(_ view: UnsafeMutablePointer<_Delivery>, _ index: Int, _ value: UnsafeRawPointer) {
+        var position = 0
+        while position < view.pointee.rest.count {
+            view.pointee.rest[position]._withUnsafeGuaranteedRef { $0.onChange(index, value) }
+            position += 1
+        }
+    }
+
+    /// Calls the every-property observers (part of `_deliver`, out of line): from their view
+    /// `any`, or, if it is out of date and in use by an outer delivery (`anyView` false), from
+    /// a copy of their list.
+    @inline(never)
+    func _deliverToEveryPropertyObservers(
+        _ side: _RegistrarSide, _ any: UnsafeMutablePointer<_Delivery>, _ index: Int, _ value: UnsafeRawPointer, _ anyView: Bool
+    ) {
+        if anyView {
+            if let first = any.pointee.first {
+                first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
+                var position = 0
+                while position < any.pointee.rest.count {
+                    any.pointee.rest[position]._withUnsafeGuaranteedRef { $0.onChange(index, value) }
+                    position += 1
+                }
+            }
+        } else {
+            let entries = side.slots.withLock { $0[anySlot].observers.entries }
+            for entry in entries { entry.element?.onChange(index, value) }
+        }
     }
 
     /// Copies the observer lists that changed into the owner thread's delivery views: those of

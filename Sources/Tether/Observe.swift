@@ -32,7 +32,7 @@ final class _WeakModel<M: AnyObject>: @unchecked Sendable {
 public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
     let schema = M._$schema
     if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
-    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), isEqual: ==)
+    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), sameness: _Equal<V>.self)
 }
 
 /// The signal of one property of a model whose values are not `Equatable`: like the
@@ -45,16 +45,42 @@ public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V>
 public func observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
     let schema = M._$schema
     if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
-    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), isEqual: { _, _ in false })
+    return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), sameness: _NeverEqual<V>.self)
 }
 
 /// The signal of a tracked stored property. Inlinable so that the per-change closure is
 /// specialised for the value type in the caller's module (no generic metadata lookups per change).
 @inlinable
 func _observeStored<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, index: Int) -> Signal<V, Never> {
-    let box = _WeakModel(model)
-    return Signal(_unchecked: { sink, lifetime in
-        guard let model = box.model else {
+    // Both stage functions capture only the source, which is then their context: making the
+    // signal allocates the source and nothing else.
+    let source = _StoredSource(model, keyPath, index: index)
+    return Signal(_unchecked: { sink, lifetime in source.run(sink, lifetime) }, direct: { source.run($0) })
+}
+
+/// What a stored property's signal needs: the model (held weakly), the key path and the
+/// property's index.
+///
+/// Why `@unchecked Sendable` is safe: the key path and the index are immutable and the weak
+/// reference is read and cleared atomically by the runtime, as in `_WeakModel`; the model is only
+/// used on its owner thread (`_checkOwner`).
+@usableFromInline
+final class _StoredSource<M: Model, V>: @unchecked Sendable {
+    @usableFromInline weak let model: M?
+    @usableFromInline let keyPath: KeyPath<M, V> & Sendable
+    @usableFromInline let index: Int
+
+    @inlinable
+    init(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, index: Int) {
+        self.model = model
+        self.keyPath = keyPath
+        self.index = index
+    }
+
+    /// Starts a subscription through its sink.
+    @inlinable
+    func run(_ sink: @escaping @Sendable (Event<V, Never>) -> Void, _ lifetime: CompoundDisposable) {
+        guard let model else {
             sink(.completed)
             return
         }
@@ -66,7 +92,25 @@ func _observeStored<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable
         lifetime.add(model._$registrar.addObserver(index: index, observer))
         // Tether's own read: not reported to Observation (see `_quietly`).
         sink(.next(_quietly { model[keyPath: keyPath] }))
-    })
+    }
+
+    /// The same, for `subscribe(next:error:completed:)` (see `Signal._runDirect`): each value
+    /// goes straight to the subscriber (one closure and the building of an `Event` less per
+    /// change).
+    @inlinable
+    func run(_ terminal: _TerminalSubscriber<V, Never>) {
+        guard let model else {
+            terminal.receive(.completed)
+            return
+        }
+        _checkOwner(model._$registrar, M.self, keyPath)
+        let observer = _SlotObserver(
+            onChange: { _, pointer in terminal.receiveNext(pointer.assumingMemoryBound(to: V.self).pointee) },
+            onEnd: { terminal.receive(.completed) }
+        )
+        terminal.lifetime.add(model._$registrar.addObserver(index: index, observer))
+        terminal.receiveNext(_quietly { model[keyPath: keyPath] })
+    }
 }
 
 @usableFromInline
@@ -83,25 +127,63 @@ func _checkOwner(_ registrar: ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKe
 /// property declared in the class body); otherwise the key path is evaluated (a nested path, or
 /// a property declared in an extension).
 @inlinable
-func _observeComputed<M: Model, V>(
+func _observeComputed<M: Model, V, Same: _Sameness>(
     _ model: M,
     _ keyPath: KeyPath<M, V> & Sendable,
     getter: _Getter<M, V>?,
-    isEqual: @escaping (V, V) -> Bool
-) -> Signal<V, Never> {
-    let box = _WeakModel(model)
-    let isEqual = _UncheckedSendable(isEqual)
-    let get = getter ?? _Getter { $0[keyPath: keyPath] }
-    return Signal(_unchecked: { sink, lifetime in
-        guard let model = box.model else {
+    sameness _: Same.Type
+) -> Signal<V, Never> where Same.Value == V {
+    // As in `_observeStored`: the stage functions' only capture is the source.
+    let source = _ComputedSource<M, V, Same>(model, keyPath, get: getter ?? _Getter { $0[keyPath: keyPath] })
+    return Signal(_unchecked: { sink, lifetime in source.run(sink, lifetime) }, direct: { source.run($0) })
+}
+
+/// What a computed property's signal needs: the model (held weakly), the key path (for
+/// messages) and the getter.
+///
+/// Why `@unchecked Sendable` is safe: as for `_StoredSource` (`get` is immutable and Sendable).
+@usableFromInline
+final class _ComputedSource<M: Model, V, Same: _Sameness>: @unchecked Sendable where Same.Value == V {
+    @usableFromInline weak let model: M?
+    @usableFromInline let keyPath: KeyPath<M, V> & Sendable
+    @usableFromInline let get: _Getter<M, V>
+
+    @inlinable
+    init(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, get: _Getter<M, V>) {
+        self.model = model
+        self.keyPath = keyPath
+        self.get = get
+    }
+
+    /// Starts a subscription through its sink.
+    @inlinable
+    func run(_ sink: @escaping @Sendable (Event<V, Never>) -> Void, _ lifetime: CompoundDisposable) {
+        guard let model else {
             sink(.completed)
             return
         }
         _checkOwner(model._$registrar, M.self, keyPath)
-        let observation = _ComputedObservation(model: model, get: get, isEqual: isEqual.value, sink: sink)
+        let observation = _ComputedObservation<M, V, Same, _SinkOutput<V>>(model: model, get: get, output: _SinkOutput(sink: sink))
         _tieToModel(model._$registrar, lifetime, ending: { sink(.completed) }, cancel: { observation.cancel() })
         observation.recompute()
-    })
+    }
+
+    /// The same, for `subscribe(next:error:completed:)`: values go straight to the subscriber.
+    @inlinable
+    func run(_ terminal: _TerminalSubscriber<V, Never>) {
+        guard let model else {
+            terminal.receive(.completed)
+            return
+        }
+        _checkOwner(model._$registrar, M.self, keyPath)
+        let observation = _ComputedObservation<M, V, Same, _TerminalOutput<V>>(
+            model: model, get: get, output: _TerminalOutput(terminal: terminal)
+        )
+        _tieToModel(
+            model._$registrar, terminal.lifetime, ending: { terminal.receive(.completed) }, cancel: { observation.cancel() }
+        )
+        observation.recompute()
+    }
 }
 
 /// Ties a computed observation to its model and its subscription: the model's end completes it
@@ -121,6 +203,51 @@ func _tieToModel(
         ending.dispose()
         weakRegistrar.model?.lifetime.remove(ending)
     }
+}
+
+/// How a computed observer tells that a recomputed value is unchanged (and sends nothing):
+/// `==` for an `Equatable` value, never for another. A type parameter of the observer rather
+/// than a stored closure, so the comparison is specialised and inlined with it.
+@usableFromInline
+protocol _Sameness: SendableMetatype {
+    associatedtype Value
+    static func same(_ a: Value, _ b: Value) -> Bool
+}
+
+/// `==`.
+@usableFromInline
+enum _Equal<Value: Equatable>: _Sameness {
+    @inlinable static func same(_ a: Value, _ b: Value) -> Bool { a == b }
+}
+
+/// Never the same: every recomputed value is sent.
+@usableFromInline
+enum _NeverEqual<Value>: _Sameness {
+    @inlinable static func same(_: Value, _: Value) -> Bool { false }
+}
+
+/// Where a computed observer sends its values: a type parameter of the observer, so that the
+/// sending is specialised and inlined with it.
+@usableFromInline
+protocol _ComputedOutput: Sendable {
+    associatedtype Value
+    func send(_ value: Value)
+}
+
+/// Sends values to the subscription's sink (the next stage).
+@usableFromInline
+struct _SinkOutput<Value>: _ComputedOutput {
+    @usableFromInline let sink: @Sendable (Event<Value, Never>) -> Void
+    @inlinable init(sink: @escaping @Sendable (Event<Value, Never>) -> Void) { self.sink = sink }
+    @inlinable func send(_ value: Value) { sink(.next(value)) }
+}
+
+/// Sends values straight to the subscriber (see `Signal._runDirect`).
+@usableFromInline
+struct _TerminalOutput<Value>: _ComputedOutput {
+    @usableFromInline let terminal: _TerminalSubscriber<Value, Never>
+    @inlinable init(terminal: _TerminalSubscriber<Value, Never>) { self.terminal = terminal }
+    @inlinable func send(_ value: Value) { terminal.receiveNext(value) }
 }
 
 /// Carries a non-Sendable value into a `@Sendable` closure.
@@ -154,7 +281,8 @@ struct _UncheckedSendable<T>: @unchecked Sendable {
 /// owner thread); the only thing another thread may do is `cancel()`, which only touches the
 /// recorder's atomic flag and its lock-protected list of observers.
 @usableFromInline
-final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendable {
+final class _ComputedObservation<M: Model, V, Same: _Sameness, Output: _ComputedOutput>: _Recomputable, @unchecked Sendable
+where Same.Value == V, Output.Value == V {
     // `let`: a weak `var` would be loaded with a dynamic exclusivity check on every update.
     @usableFromInline weak let model: M?
     /// The same model, unretained: only used while it is known to be alive (see above).
@@ -162,22 +290,20 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
     /// The model's registrar, by identity: changes it delivers come with the model alive.
     @usableFromInline let modelRegistrar: ObjectIdentifier
     @usableFromInline let get: _Getter<M, V>
-    /// Whether two values are equal (for a value type that is not `Equatable`: never).
-    @usableFromInline let isEqual: (V, V) -> Bool
-    @usableFromInline let sink: @Sendable (Event<V, Never>) -> Void
+    /// Where values go: the subscription's sink, or (see `Signal._runDirect`) its subscriber.
+    @usableFromInline let output: Output
     // Touched only on the owner thread (see above): no dynamic exclusivity check.
     @exclusivity(unchecked) @usableFromInline var last: V?
     @usableFromInline let recorder = _DependencyRecorder()
     @usableFromInline let flags = _TetherFlags.shared
 
     @inlinable
-    init(model: M, get: _Getter<M, V>, isEqual: @escaping (V, V) -> Bool, sink: @escaping @Sendable (Event<V, Never>) -> Void) {
+    init(model: M, get: _Getter<M, V>, output: Output) {
         self.model = model
         self.unretainedModel = Unmanaged.passUnretained(model)
         self.modelRegistrar = ObjectIdentifier(model._$registrar)
         self.get = get
-        self.isEqual = isEqual
-        self.sink = sink
+        self.output = output
     }
 
     @inlinable
@@ -187,7 +313,7 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
 
     /// A dependency changed: recompute now, or at the end of the batch being run.
     /// `modelIsAlive`: the change comes from the model's own registrar (see above).
-    @inlinable
+    @inlinable @inline(__always)
     func dependencyChanged(modelIsAlive: Bool) {
         if recorder.isCancelled { return }
         if flags.batches.load(ordering: .relaxed) != 0, _deferRecompute(self) { return }
@@ -204,36 +330,58 @@ final class _ComputedObservation<M: Model, V>: _Recomputable, @unchecked Sendabl
         evaluate(model)
     }
 
+    /// Evaluates the getter, recording its reads, and sends the value if it changed. Not
+    /// cancelled: the callers checked.
     @inlinable
     func evaluate(_ model: M) {
-        if recorder.isCancelled { return }
         if recorder.isEvaluating {
             // The getter itself changed a property it depends on: evaluate again when it returns.
             recorder.needsEvaluation = true
             return
         }
+        recorder.begin()
+        var value = get(model)
+        if recorder.end() { commitDependencies() }
+        if recorder.needsEvaluation { value = evaluateAgain(model) }
+        if let last, Same.same(last, value) { return }
+        last = value
+        output.send(value)
+    }
+
+    /// Evaluates again while the getter keeps changing what it reads (see `evaluate`).
+    @inlinable @inline(never)
+    func evaluateAgain(_ model: M) -> V {
+        var rounds = 1
         var value: V
-        var rounds = 0
         repeat {
             rounds += 1
             precondition(rounds <= 1_000, "Tether: the getter observed as \(M.self) -> \(V.self) changes what it reads on every evaluation")
+            recorder.needsEvaluation = false
             recorder.begin()
-            value = get.get(model)
-            if recorder.end() {
-                let recorder = self.recorder
-                let modelRegistrar = self.modelRegistrar
-                recorder.commit(makeObserver: { registrar in
-                    let modelIsAlive = ObjectIdentifier(registrar) == modelRegistrar
-                    return _SlotObserver(
-                        onChange: { [self] _, _ in dependencyChanged(modelIsAlive: modelIsAlive) },
-                        onEnd: { recorder.invalidate() }
-                    )
-                })
+            value = get(model)
+            if recorder.end() { commitDependencies() }
+        } while recorder.needsEvaluation
+        return value
+    }
+
+    /// Observes what the evaluation that just ended read (see `_DependencyRecorder.commit`).
+    @inlinable @inline(never)
+    func commitDependencies() {
+        let recorder = self.recorder
+        let modelRegistrar = self.modelRegistrar
+        recorder.commit(makeObserver: { registrar in
+            // One closure per case, each capturing only `self`.
+            if ObjectIdentifier(registrar) == modelRegistrar {
+                return _SlotObserver(
+                    onChange: { [self] _, _ in dependencyChanged(modelIsAlive: true) },
+                    onEnd: { recorder.invalidate() }
+                )
             }
-        } while recorder.takeNeedsEvaluation()
-        if let last, isEqual(last, value) { return }
-        last = value
-        sink(.next(value))
+            return _SlotObserver(
+                onChange: { [self] _, _ in dependencyChanged(modelIsAlive: false) },
+                onEnd: { recorder.invalidate() }
+            )
+        })
     }
 }
 

@@ -10,14 +10,34 @@ import Darwin
 ///
 /// Each registrar keeps a reference to the one instance, so a getter or setter reads a switch with
 /// two loads and no call (a global would be reached through an accessor call from other
-/// modules). While nothing is tracking and no transaction is open, a read of a tracked property
-/// costs one relaxed atomic load more than a plain one (and with the Observation bridge on, a
-/// read also goes to the registrar's slow path, to report itself to Observation).
+/// modules). While no thread tracks dependencies and no transaction is open, a read of a tracked
+/// property costs one relaxed atomic load more than a plain one (and with the Observation
+/// bridge on, a read also goes to the registrar's slow path, to report itself to Observation).
+///
+/// Which reads must be recorded is a per-thread matter (an evaluation records the reads of its
+/// own thread), but a read can only afford to look at one process-wide word before it knows
+/// there is nothing to do. That word, `reads`, counts the threads that *hold* tracking: a thread
+/// takes a hold when it starts a tracking section (an evaluation, or a read Tether makes for
+/// itself, `_quietly`) without holding one, and keeps it after the section ends, so that the
+/// next sections (the next evaluation of a computed observer, on every change) cost no atomic
+/// read-modify-write. It gives the hold back at its first read outside any section (a read
+/// that takes the slow path only because of its own hold), or when it exits. While a thread
+/// holds, reads on other threads take the slow path too (a thread-local lookup that finds no
+/// section): the price of evaluations without read-modify-writes.
+///
+/// Finding the thread's tracking state is a thread-local lookup, which every recorded read
+/// would pay; so `lane` remembers the state of the thread that last started an evaluation (or
+/// a quiet read): that thread, the *lane* thread, finds its state there (after checking that it
+/// is its own) without the lookup.
 @usableFromInline
 final class _TetherFlags: Sendable {
-    /// Bit 0: the Observation bridge is on. Above it: twice the number of dependency-tracking
-    /// evaluations running, on any thread. Non-zero: a read must report itself.
+    /// Bit 0: the Observation bridge is on. Above it: twice the number of threads holding
+    /// tracking (see above). Non-zero: a read must report itself.
     @usableFromInline let reads = Atomic<Int>(1)
+    /// The `_TrackingBlock` of the thread that last started a tracking section (0 at first).
+    /// Any thread may replace it (a plain store), and any thread may read the block it points
+    /// at (blocks are never freed): only a thread that finds its own id in the block uses it.
+    @usableFromInline let lane = Atomic<UInt>(0)
     /// The number of open transactions, on any thread. Non-zero: a write must look further
     /// than its own observers.
     @usableFromInline let writes = Atomic<Int>(0)
@@ -34,7 +54,7 @@ final class _TetherFlags: Sendable {
     private init() {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
-            if let pointer { Unmanaged<_ThreadContext>.fromOpaque(pointer).release() }
+            if let pointer { pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context?.release() }
         }
         precondition(status == 0, "Tether: pthread_key_create failed (\(status))")
         contextKey = key
@@ -50,56 +70,201 @@ final class _TetherFlags: Sendable {
         }
     }
 
-    @usableFromInline var trackingActive: Bool { reads.load(ordering: .relaxed) > 1 }
+    /// Whether a read of a tracked property has nothing to report: the bridge is off and no
+    /// thread holds tracking.
+    @inlinable @inline(__always)
+    var readsIdle: Bool { reads.load(ordering: .relaxed) == 0 }
+
+    /// Whether some thread holds tracking.
+    @usableFromInline var trackingHeld: Bool { reads.load(ordering: .relaxed) > 1 }
     var transactionsOpen: Bool { writes.load(ordering: .relaxed) != 0 }
 }
 
-/// What one thread is doing with models right now: the innermost dependency recorder, Tether's
-/// own reads, the open transaction, and the computed observers waiting for the end of a batch.
+/// What one thread does with tracking right now: the innermost evaluation's recording,
+/// Tether's own reads, and whether the thread holds tracking (see `_TetherFlags`). Kept apart
+/// from its `_ThreadContext`, in a `_TrackingBlock`, so that reads and evaluations reach it
+/// through a pointer (no class reference to retain); the thread-local slot and, for the lane
+/// thread, `_TetherFlags.lane` point at it.
 ///
-/// Confined to its thread (stored in thread-local storage), so it needs no lock; and for the
-/// same reason the dynamic exclusivity checks of its properties could never fire: they are off.
+/// Confined to its thread.
+@usableFromInline
+struct _TrackingState {
+    /// The recording of the innermost evaluation running on this thread (each evaluation puts
+    /// back the one it interrupted when it ends). Its recorder is kept alive by the evaluation's
+    /// caller.
+    var recording: UnsafeMutablePointer<_Recording>?
+    /// Above zero while Tether reads properties for itself (see `_quietly`).
+    var quietDepth = 0
+    /// Whether this thread counts in `_TetherFlags.reads`.
+    var holding = false
+    /// The context this state belongs to (unretained: the context owns this block while the
+    /// thread lives).
+    var context: Unmanaged<_ThreadContext>?
+}
+
+/// The memory of one thread's `_TrackingState`, with the id of the thread it belongs to.
+///
+/// Blocks are never freed: when its thread exits, a block goes back to a pool for the next new
+/// thread. So any thread may read the id of the block `_TetherFlags.lane` points at, even while
+/// that block's thread exits, and use the block only if the id is its own (a live thread's id is
+/// unique, and only that thread writes its block's state).
+@usableFromInline
+struct _TrackingBlock {
+    /// The block's start: the owner's id (an `Atomic<UInt>`), then the state.
+    @usableFromInline let address: UnsafeMutableRawPointer
+
+    @usableFromInline static let stateOffset = 16
+
+    init(address: UnsafeMutableRawPointer) { self.address = address }
+
+    init?(bits: UInt) {
+        guard let address = UnsafeMutableRawPointer(bitPattern: bits) else { return nil }
+        self.address = address
+    }
+
+    /// The thread this block belongs to (0: in the pool).
+    var owner: UnsafeMutablePointer<Atomic<UInt>> { address.assumingMemoryBound(to: Atomic<UInt>.self) }
+    var state: UnsafeMutablePointer<_TrackingState> {
+        (address + Self.stateOffset).assumingMemoryBound(to: _TrackingState.self)
+    }
+    var bits: UInt { UInt(bitPattern: address) }
+
+    /// Blocks of exited threads, for new threads.
+    private static let pool = _Locked<[UInt]>([])
+
+    /// A block for the calling thread.
+    static func take() -> _TrackingBlock {
+        let block: _TrackingBlock
+        if let bits = pool.withLock({ $0.popLast() }) {
+            block = _TrackingBlock(bits: bits).unsafelyUnwrapped
+        } else {
+            let address = UnsafeMutableRawPointer.allocate(
+                byteCount: stateOffset + MemoryLayout<_TrackingState>.size, alignment: 16
+            )
+            address.bindMemory(to: Atomic<UInt>.self, capacity: 1).initialize(to: Atomic(0))
+            (address + stateOffset).bindMemory(to: _TrackingState.self, capacity: 1).initialize(to: _TrackingState())
+            block = _TrackingBlock(address: address)
+        }
+        block.owner.pointee.store(_currentThreadID(), ordering: .releasing)
+        return block
+    }
+
+    /// Returns the block of an exiting thread to the pool.
+    func giveBack() {
+        state.pointee = _TrackingState()
+        owner.pointee.store(0, ordering: .releasing)
+        let bits = self.bits
+        Self.pool.withLock { $0.append(bits) }
+    }
+}
+
+extension UnsafeMutablePointer where Pointee == _TrackingState {
+    /// Makes sure this thread holds tracking before a tracking section starts (the section's
+    /// reads must report themselves).
+    @inline(__always)
+    func hold(_ flags: _TetherFlags) {
+        if _slowPath(!pointee.holding) { takeHold(flags) }
+    }
+
+    @inline(never)
+    func takeHold(_ flags: _TetherFlags) {
+        flags.reads.wrappingAdd(2, ordering: .relaxed)
+        pointee.holding = true
+    }
+
+    /// Gives the hold back: the thread reads outside any section, or exits.
+    @inline(never)
+    func releaseHold(_ flags: _TetherFlags) {
+        guard pointee.holding else { return }
+        pointee.holding = false
+        flags.reads.wrappingSubtract(2, ordering: .relaxed)
+    }
+}
+
+/// What one thread is doing with models right now: its tracking state (`tracking`), the open
+/// transaction, and the computed observers waiting for the end of a batch.
+///
+/// Confined to its thread (reached through thread-local storage), so it needs no lock; and for
+/// the same reason the dynamic exclusivity checks of its properties could never fire: they are
+/// off.
 @usableFromInline
 final class _ThreadContext {
-    /// The recorder of the innermost evaluation running on this thread (each recorder links to
-    /// the one it interrupted). Unretained: an evaluation's caller keeps its recorder alive.
-    @exclusivity(unchecked) var recorder: Unmanaged<_DependencyRecorder>?
-    /// Above zero while Tether reads properties for itself (see `_quietly`).
-    @exclusivity(unchecked) var quietDepth = 0
+    /// The thread's tracking block (given back to the pool with the context).
+    let block: _TrackingBlock
+    /// The thread's tracking state (in `block`).
+    var tracking: UnsafeMutablePointer<_TrackingState> { block.state }
     @exclusivity(unchecked) var transactionDepth = 0
     @exclusivity(unchecked) var transactionChanges: [_RecordedChange] = []
     @exclusivity(unchecked) var batchDepth = 0
     @exclusivity(unchecked) var dirty: [any _Recomputable] = []
     @exclusivity(unchecked) var dirtyIDs: Set<ObjectIdentifier> = []
 
+    private init() {
+        block = _TrackingBlock.take()
+        block.state.pointee.context = Unmanaged.passUnretained(self)
+    }
+
+    deinit {
+        // The thread is exiting (its thread-local slot is being cleared): give the hold back,
+        // and the block, before another thread can get this thread's id.
+        tracking.releaseHold(_TetherFlags.shared)
+        block.giveBack()
+    }
+
     private static var key: pthread_key_t { _TetherFlags.shared.contextKey }
 
-    /// This thread's context, created on first use.
+    /// This thread's context, created on first use. The thread-local slot holds the context's
+    /// tracking state, which points back at the context; the slot's destructor releases it.
     static var current: _ThreadContext {
         if let pointer = pthread_getspecific(key) {
-            return Unmanaged<_ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
+            return pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.unsafelyUnwrapped.takeUnretainedValue()
         }
         let context = _ThreadContext()
-        pthread_setspecific(key, Unmanaged.passRetained(context).toOpaque())
+        _ = Unmanaged.passRetained(context)
+        pthread_setspecific(key, context.tracking)
         return context
     }
 
     /// This thread's context if it has one.
     static var existing: _ThreadContext? {
         guard let pointer = pthread_getspecific(key) else { return nil }
-        return Unmanaged<_ThreadContext>.fromOpaque(pointer).takeUnretainedValue()
+        return pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.unsafelyUnwrapped.takeUnretainedValue()
     }
 
-    /// This thread's context if it has one, unretained (the thread keeps it alive).
-    static func existingUnmanaged(_ flags: _TetherFlags) -> Unmanaged<_ThreadContext>? {
-        guard let pointer = pthread_getspecific(flags.contextKey) else { return nil }
-        return Unmanaged.fromOpaque(pointer)
+    // MARK: Tracking state: evaluations and Tether's own reads
+
+    /// This thread's tracking state, created on first use (the thread keeps it alive). Makes
+    /// this thread the lane thread (see `_TetherFlags`).
+    @inline(__always)
+    static func currentTracking(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState> {
+        if let lane = _TrackingBlock(bits: flags.lane.load(ordering: .relaxed)),
+           lane.owner.pointee.load(ordering: .relaxed) == _currentThreadID() {
+            return lane.state
+        }
+        return takeLane(flags)
     }
 
-    /// This thread's context, created on first use, unretained (the thread keeps it alive).
-    static func currentUnmanaged(_ flags: _TetherFlags) -> Unmanaged<_ThreadContext> {
-        if let pointer = pthread_getspecific(flags.contextKey) { return Unmanaged.fromOpaque(pointer) }
-        return Unmanaged.passUnretained(current)
+    /// The tracking state of a thread that is not the lane thread, which becomes it.
+    @inline(never)
+    static func takeLane(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState> {
+        let context: _ThreadContext
+        if let pointer = pthread_getspecific(flags.contextKey) {
+            context = pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.unsafelyUnwrapped.takeUnretainedValue()
+        } else {
+            context = current
+        }
+        flags.lane.store(context.block.bits, ordering: .relaxed)
+        return context.tracking
+    }
+
+    /// This thread's tracking state if it has a context.
+    @inline(__always)
+    static func existingTracking(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState>? {
+        if let lane = _TrackingBlock(bits: flags.lane.load(ordering: .relaxed)),
+           lane.owner.pointee.load(ordering: .relaxed) == _currentThreadID() {
+            return lane.state
+        }
+        return pthread_getspecific(flags.contextKey)?.assumingMemoryBound(to: _TrackingState.self)
     }
 
     // MARK: Batches: computed observers recompute once, after every change of a batch.
@@ -161,14 +326,34 @@ func _quietly<R>(_ body: () -> R) -> R {
 
 @usableFromInline
 func _beginQuiet() {
-    _ThreadContext.current.quietDepth += 1
-    _TetherFlags.shared.reads.add(2, ordering: .relaxed)
+    let flags = _TetherFlags.shared
+    let tracking = _ThreadContext.currentTracking(flags)
+    tracking.hold(flags)
+    tracking.pointee.quietDepth += 1
 }
 
 @usableFromInline
 func _endQuiet() {
-    _TetherFlags.shared.reads.subtract(2, ordering: .relaxed)
-    _ThreadContext.current.quietDepth -= 1
+    let tracking = _ThreadContext.currentTracking(_TetherFlags.shared)
+    tracking.pointee.quietDepth -= 1
+}
+
+extension ModelRegistrar {
+    /// Records a read made by Tether itself (a computed property's evaluation, or a read inside
+    /// `_quietly`): returns true if the read was Tether's, which Observation must not hear of
+    /// (its `withObservationTracking` did not make it). A read outside any section on a thread
+    /// that holds tracking gives the hold back (see `_TetherFlags`).
+    @usableFromInline
+    func _recordRead(_ index: Int) -> Bool {
+        guard flags.trackingHeld, let tracking = _ThreadContext.existingTracking(flags) else { return false }
+        if tracking.pointee.quietDepth > 0 { return true }
+        if let recording = tracking.pointee.recording {
+            recording.pointee.record(self, index)
+            return true
+        }
+        if tracking.pointee.holding { tracking.releaseHold(flags) }
+        return false
+    }
 }
 
 /// One dependency of a computed observer: a tracked property of some model, by identity.
@@ -182,13 +367,52 @@ struct _DependencyKey: Equatable {
     }
 }
 
+/// What a running evaluation compares its reads with, and how far it got: the per-read state
+/// of a `_DependencyRecorder`, in memory of its own that the thread's `_TrackingState` points
+/// at, so that a read updates it through a pointer (no class reference, nothing to retain).
+///
+/// Touched only by the thread that evaluates.
+@usableFromInline
+struct _Recording {
+    /// What the last committed evaluation read, in order: `expectedCount` keys in memory
+    /// owned by the recorder, replaced only by `commit` (never during an evaluation).
+    var expected: UnsafeMutablePointer<_DependencyKey>?
+    var expectedCount = 0
+    /// How many keys `expected`'s memory holds.
+    var expectedCapacity = 0
+    /// How many reads of the running evaluation matched `expected`, in order.
+    var matched = 0
+    /// Whether the running evaluation stopped following `expected`.
+    var diverged = false
+    /// The recorder (unretained: it owns this memory).
+    let recorder: Unmanaged<_DependencyRecorder>
+
+    init(recorder: Unmanaged<_DependencyRecorder>) { self.recorder = recorder }
+
+    /// The keys of the last committed evaluation.
+    var expectedKeys: UnsafeBufferPointer<_DependencyKey> { UnsafeBufferPointer(start: expected, count: expectedCount) }
+
+    /// Records one read of the running evaluation: most often the read the last evaluation
+    /// made at this point, a comparison.
+    @inline(__always)
+    mutating func record(_ registrar: ModelRegistrar, _ index: Int) {
+        if !diverged, matched < expectedCount,
+           expected.unsafelyUnwrapped[matched] == _DependencyKey(registrar: ObjectIdentifier(registrar), index: index) {
+            matched &+= 1
+            return
+        }
+        diverged = true
+        recorder._withUnsafeGuaranteedRef { $0.recordOther(registrar, index) }
+    }
+}
+
 /// Records which tracked properties an evaluation reads, and keeps the observers of those
 /// properties for a computed observer.
 ///
-/// Each evaluation is compared, read by read, with the previous one (`expected`): while the
-/// getter reads the same properties in the same order (the common case: no branch changed),
-/// recording costs a comparison per read, retains nothing and allocates nothing, and the
-/// observers are kept as they are. Only reads that differ are collected (with their
+/// Each evaluation is compared, read by read, with the previous one (`_Recording.expected`):
+/// while the getter reads the same properties in the same order (the common case: no branch
+/// changed), recording costs a comparison per read, retains nothing and allocates nothing,
+/// and the observers are kept as they are. Only reads that differ are collected (with their
 /// registrars, retained until `commit`), and `commit` then observes the new dependencies and
 /// stops observing the ones no longer read.
 ///
@@ -197,27 +421,23 @@ struct _DependencyKey: Equatable {
 /// `cancel()` may run on any thread.
 @usableFromInline
 final class _DependencyRecorder: @unchecked Sendable {
-    // Why `@unchecked Sendable` is safe: see above; the confined state is only touched by the
-    // thread that evaluates (the model's owner), and the rest is atomic or behind `_Locked`.
-    // The confined properties need no dynamic exclusivity check (one thread, no overlapping
-    // accesses): it is off.
+    // Why `@unchecked Sendable` is safe: see above; the confined state (this object's variables
+    // and `recording`'s memory) is only touched by the thread that evaluates (the model's
+    // owner), and the rest is atomic or behind `_Locked`. The confined properties need no
+    // dynamic exclusivity check (one thread, no overlapping accesses): it is off.
 
-    /// What the last committed evaluation read, in order.
-    @exclusivity(unchecked) private var expected: ContiguousArray<_DependencyKey> = []
-    /// How many reads of the running evaluation matched `expected`, in order.
-    @exclusivity(unchecked) private var matched = 0
-    /// Whether the running evaluation stopped following `expected`.
-    @exclusivity(unchecked) private var diverged = false
+    /// The per-read state (owned: freed with the recorder).
+    @usableFromInline let recording: UnsafeMutablePointer<_Recording>
     /// The reads that did not match `expected`, with their registrars (kept alive until
     /// `commit` observes them).
     @exclusivity(unchecked) private var fresh: [(registrar: ModelRegistrar, index: Int)] = []
     /// Whether `expected`'s identities cannot be trusted for this evaluation (see `invalidate`).
     @exclusivity(unchecked) private var rebuilding = false
-    /// While evaluating: the thread's context, the recorder this evaluation interrupted, and
-    /// the thread's count of Tether's own reads, put aside (an evaluation records its reads
-    /// even if it started inside `_quietly`).
-    @exclusivity(unchecked) @usableFromInline var context: Unmanaged<_ThreadContext>?
-    @exclusivity(unchecked) private var interrupted: Unmanaged<_DependencyRecorder>?
+    /// While evaluating: the thread's tracking state, the recording this evaluation
+    /// interrupted, and the thread's count of Tether's own reads, put aside (an evaluation
+    /// records its reads even if it started inside `_quietly`).
+    @exclusivity(unchecked) @usableFromInline var context: UnsafeMutablePointer<_TrackingState>?
+    @exclusivity(unchecked) private var interrupted: UnsafeMutablePointer<_Recording>?
     @exclusivity(unchecked) private var savedQuietDepth = 0
     /// Removes the observer of each dependency of `expected`, in the same order; nil once
     /// cancelled.
@@ -229,7 +449,16 @@ final class _DependencyRecorder: @unchecked Sendable {
 
     private let flags = _TetherFlags.shared
 
-    @usableFromInline init() {}
+    @usableFromInline init() {
+        recording = .allocate(capacity: 1)
+        recording.initialize(to: _Recording(recorder: Unmanaged.passUnretained(self)))
+    }
+
+    deinit {
+        recording.pointee.expected?.deallocate()
+        recording.deinitialize(count: 1)
+        recording.deallocate()
+    }
 
     /// Whether an evaluation is running (between `begin()` and `end()`).
     @inlinable var isEvaluating: Bool { context != nil }
@@ -237,28 +466,19 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// reads): the observer evaluates again once the current evaluation is over.
     @exclusivity(unchecked) @usableFromInline var needsEvaluation = false
 
-    /// Returns `needsEvaluation` and clears it.
-    @inlinable
-    func takeNeedsEvaluation() -> Bool {
-        guard needsEvaluation else { return false }
-        needsEvaluation = false
-        return true
-    }
-
     /// Whether `cancel()` was called: the observer must do nothing more.
     @inlinable var isCancelled: Bool { cancelledFlag.load(ordering: .relaxed) }
 
-    func record(_ registrar: ModelRegistrar, _ index: Int) {
+    /// Records a read that differs from the last evaluation's (`_Recording.record` set
+    /// `diverged`).
+    @inline(never)
+    func recordOther(_ registrar: ModelRegistrar, _ index: Int) {
         let key = _DependencyKey(registrar: ObjectIdentifier(registrar), index: index)
-        if !diverged {
-            if matched < expected.count, expected[matched] == key {
-                matched += 1
-                return
-            }
-            diverged = true
-        }
         // Read already: an earlier matched read, or a fresh one.
-        for position in 0..<matched where expected[position] == key { return }
+        let recording = self.recording
+        for position in 0..<recording.pointee.matched where recording.pointee.expected.unsafelyUnwrapped[position] == key {
+            return
+        }
         for entry in fresh where entry.index == index && entry.registrar === registrar { return }
         fresh.append((registrar, index))
     }
@@ -266,37 +486,35 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// Starts an evaluation on the calling thread: reads are recorded until `end()`.
     @usableFromInline
     func begin() {
-        matched = 0
-        diverged = false
+        let recording = self.recording
+        recording.pointee.matched = 0
+        recording.pointee.diverged = false
         rebuilding = false
         if invalidated.load(ordering: .acquiring) {
             invalidated.store(false, ordering: .relaxed)
-            diverged = true
+            recording.pointee.diverged = true
             rebuilding = true
         }
-        let context = _ThreadContext.currentUnmanaged(flags)
-        self.context = context
-        context._withUnsafeGuaranteedRef { context in
-            interrupted = context.recorder
-            savedQuietDepth = context.quietDepth
-            context.quietDepth = 0
-            context.recorder = Unmanaged.passUnretained(self)
-        }
-        flags.reads.add(2, ordering: .relaxed)
+        let tracking = _ThreadContext.currentTracking(flags)
+        context = tracking
+        tracking.hold(flags)
+        interrupted = tracking.pointee.recording
+        savedQuietDepth = tracking.pointee.quietDepth
+        tracking.pointee.quietDepth = 0
+        tracking.pointee.recording = recording
     }
 
     /// Ends the evaluation; returns true if it read other properties than the last one
     /// (`commit` must then run).
     @usableFromInline
     func end() -> Bool {
-        flags.reads.subtract(2, ordering: .relaxed)
-        context?._withUnsafeGuaranteedRef { context in
-            context.recorder = interrupted
-            context.quietDepth = savedQuietDepth
+        if let tracking = context {
+            tracking.pointee.recording = interrupted
+            tracking.pointee.quietDepth = savedQuietDepth
         }
         context = nil
         interrupted = nil
-        return diverged || matched != expected.count
+        return recording.pointee.diverged || recording.pointee.matched != recording.pointee.expectedCount
     }
 
     /// Makes the dependencies those of the evaluation that just ended: keeps the observers of
@@ -306,6 +524,8 @@ final class _DependencyRecorder: @unchecked Sendable {
     func commit(makeObserver: (ModelRegistrar) -> _SlotObserver) {
         defer { fresh.removeAll(keepingCapacity: true) }
         guard let old = removals.withLock({ $0 }) else { return }   // cancelled
+        let expected = recording.pointee.expectedKeys
+        let matched = recording.pointee.matched
         var keys = ContiguousArray(expected[0..<matched])
         var kept = Array(old[0..<matched])
         var reused = [Bool](repeating: false, count: old.count)
@@ -329,7 +549,16 @@ final class _DependencyRecorder: @unchecked Sendable {
         if cancelled {
             kept.forEach { $0.dispose() }
         } else {
-            expected = keys
+            // The keys are plain values: the memory is reused while it is big enough.
+            if keys.count > recording.pointee.expectedCapacity {
+                recording.pointee.expected?.deallocate()
+                recording.pointee.expected = .allocate(capacity: keys.count)
+                recording.pointee.expectedCapacity = keys.count
+            }
+            if let stored = recording.pointee.expected {
+                _ = UnsafeMutableBufferPointer(start: stored, count: keys.count).initialize(from: keys)
+            }
+            recording.pointee.expectedCount = keys.count
         }
         dropped.forEach { $0.dispose() }
     }

@@ -34,6 +34,13 @@ public struct Signal<Value, Failure: Error>: Sendable {
     /// unnamed signal costs nothing for it.
     public let name: String?
 
+    /// Another way to start a subscription, for `subscribe(next:error:completed:)` only: the
+    /// source hands its events straight to the subscriber's `_TerminalSubscriber` (whose
+    /// lifetime is the subscription's), as `_run` would through the subscriber's sink, without
+    /// the sink's closure in between. Nil for every signal but a few sources (a model property's
+    /// observation); an operator on such a source makes a signal without it.
+    @usableFromInline package let _runDirect: (@Sendable (_TerminalSubscriber<Value, Failure>) -> Void)?
+
     /// Creates a signal from its stage function. Operators in this module are built on it.
     /// The producer must respect the event grammar; public callers use `init(_:)`, which
     /// enforces it.
@@ -44,6 +51,19 @@ public struct Signal<Value, Failure: Error>: Sendable {
     ) {
         self._run = run
         self.name = name
+        self._runDirect = nil
+    }
+
+    /// Creates a signal from its stage function and the same stage, written for a terminal
+    /// subscriber (see `_runDirect`): both must send the same events.
+    @inlinable
+    package init(
+        _unchecked run: @escaping @Sendable (_ sink: @escaping _Sink, _ lifetime: CompoundDisposable) -> Void,
+        direct: @escaping @Sendable (_TerminalSubscriber<Value, Failure>) -> Void
+    ) {
+        self._run = run
+        self.name = nil
+        self._runDirect = direct
     }
 
     /// Creates a cold signal: `subscribe` runs once per subscription with an `Observer` to send
@@ -98,7 +118,19 @@ extension Signal {
     ) -> any Disposable {
         let lifetime = CompoundDisposable()
         let terminal = _TerminalSubscriber(next: next, error: error, completed: completed, lifetime: lifetime)
-        _run({ terminal.receive($0) }, lifetime)
+        if let direct = _runDirect {
+            direct(terminal)
+            return lifetime
+        }
+        // The test of the event's case is made here, in the closure, rather than in `receive`:
+        // see `_TerminalSubscriber.receiveNext`.
+        _run({ event in
+            if case .next(let value) = event {
+                terminal.receiveNext(value)
+            } else {
+                terminal.receive(event)
+            }
+        }, lifetime)
         return lifetime
     }
 
