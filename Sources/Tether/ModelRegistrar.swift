@@ -355,6 +355,7 @@ public final class ModelRegistrar: Sendable {
         return side._withUnsafeGuaranteedRef { side in _deliver(side, model, index, value, again: again) }
     }
 
+    @inline(__always)
     func _deliver(_ side: _RegistrarSide, _ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer, again: Bool) -> Bool {
         let state = side.delivery
         // The views live in a buffer that is never reallocated: a pointer to one stays valid.
