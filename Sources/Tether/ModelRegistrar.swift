@@ -126,14 +126,12 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline let flags = _TetherFlags.shared
     /// The model's row id in the store that holds it (0: not stored). Set by persistence.
     public let rowID = Atomic<Int64>(0)
-    /// The observers, the delivery views and the lifetime: made on first use (see
-    /// `_RegistrarSide`), released with the registrar.
+    /// The observers, the delivery views, the lifetime and the Observation registrar: made on
+    /// first use (see `_RegistrarSide`), released with the registrar.
     @usableFromInline let _side = Atomic<Unmanaged<_RegistrarSide>?>(nil)
     /// The persistence layer's hook (see `_PersistenceHook`), retained; set and cleared on the
     /// owner thread only, which is also the only thread that calls it.
     @usableFromInline let _persistence = Atomic<Unmanaged<_PersistenceHook>?>(nil)
-    /// The Observation registrar's box (see `observation`), retained; released with the registrar.
-    @usableFromInline let _observation = Atomic<Unmanaged<_ObservationBox>?>(nil)
 
     /// Creates the registrar of a model with `propertyCount` tracked properties (called by code
     /// that `@Model` generates). It allocates nothing more until somebody observes, binds or
@@ -145,7 +143,6 @@ public final class ModelRegistrar: Sendable {
 
     deinit {
         _persistence.load(ordering: .acquiring)?.release()
-        _observation.load(ordering: .acquiring)?.release()
         guard let side = _side.load(ordering: .acquiring)?.takeRetainedValue() else { return }
         // The model is being freed: complete every observer, end every binding.
         let observers = side.slots.withLock { slots -> [_SlotObserver] in
@@ -176,19 +173,6 @@ public final class ModelRegistrar: Sendable {
 
     /// Disposed when the model is freed: ends bindings and other work tied to the model.
     public var lifetime: CompoundDisposable { side.lifetime }
-
-    /// The bridge to Swift's Observation, made on first use (a read with the bridge on) and
-    /// apart from the side object: a model that is only read under Observation pays for the
-    /// Observation registrar alone.
-    @usableFromInline
-    var observation: ObservationRegistrar {
-        if let box = _observation.load(ordering: .acquiring) { return box.takeUnretainedValue().registrar }
-        let made = Unmanaged.passRetained(_ObservationBox())
-        let (installed, current) = _observation.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
-        if installed { return made.takeUnretainedValue().registrar }
-        made.release()
-        return current!.takeUnretainedValue().registrar
-    }
 
     /// The observers as registered (under the lock), from any thread.
     @usableFromInline var slots: _Locked<[_Slot]> { side.slots }
@@ -237,7 +221,7 @@ public final class ModelRegistrar: Sendable {
         guard flags.bridgeEnabled else { return }
         let bit = Self.slotBit(index)
         if bridged.load(ordering: .relaxed) & bit == 0 { bridged.bitwiseOr(bit, ordering: .relaxed) }
-        observation.access(model, keyPath: keyPath())
+        side.observation.access(model, keyPath: keyPath())
     }
 
     /// Called before a write; returns true if the setter must call `didSet` after storing.
@@ -263,7 +247,7 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline
     func _willSetSlow<M: Model, V>(_ model: M, _ keyPath: () -> KeyPath<M, V>) {
         if flags.bridgeEnabled {
-            observation.willSet(model, keyPath: keyPath())
+            side.observation.willSet(model, keyPath: keyPath())
         }
     }
 
@@ -308,7 +292,7 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline
     func _didSetSlow<M: Model, V>(_ model: M, index: Int, value: V, _ keyPath: KeyPath<M, V>) {
         if flags.bridgeEnabled, bridged.load(ordering: .relaxed) & Self.mask(for: index) != 0 {
-            observation.didSet(model, keyPath: keyPath)
+            side.observation.didSet(model, keyPath: keyPath)
         }
         if flags.transactionsOpen, let context = _ThreadContext.existing,
            context.transactionDepth > 0 {
@@ -549,12 +533,9 @@ public final class ModelRegistrar: Sendable {
         _persistence.exchange(new, ordering: .acquiringAndReleasing)?.release()
     }
 
-    /// Whether the side object (observers, delivery views, lifetime) was made: false for a model
-    /// that nobody observed or bound.
+    /// Whether the side object (observers, lifetime, Observation registrar) was made: false for
+    /// a model that nobody observed, bound or read under Observation.
     package var hasSideObject: Bool { _side.load(ordering: .acquiring) != nil }
-
-    /// Whether the Observation registrar was made: false for a model never read under the bridge.
-    package var hasObservationRegistrar: Bool { _observation.load(ordering: .acquiring) != nil }
 
     /// The properties (bits, as in `bridged`) that Observation may observe: those read outside
     /// Tether with the bridge on.
@@ -611,15 +592,18 @@ public func adopt<M: Model>(_ model: M) {
     model._$registrar.adoptOnCurrentThread()
 }
 
-/// The parts of a registrar that only a model with observers or bindings needs: made on first
-/// use, so that a model that is only stored and loaded costs two objects (itself and its
-/// registrar).
+/// The parts of a registrar that only a model with observers, bindings or Observation
+/// observers needs: made on first use, so that a model that is only stored and loaded costs two
+/// objects (itself and its registrar).
 @usableFromInline
 final class _RegistrarSide: Sendable {
     @usableFromInline let slots: _Locked<[_Slot]>
     /// The owner thread's delivery views (see `ModelRegistrar`).
     @usableFromInline let delivery: _DeliveryState
     let lifetime = CompoundDisposable()
+    /// The bridge to Swift's Observation. Declared last: its size is not known outside the
+    /// Observation module.
+    @usableFromInline let observation = ObservationRegistrar()
 
     init(count: Int) {
         slots = _Locked(Array(repeating: _Slot(), count: count))
@@ -638,11 +622,4 @@ package final class _PersistenceHook: Sendable {
     package init(changed: @escaping @Sendable (AnyObject, ModelRegistrar, Int) -> Void) {
         self.changed = changed
     }
-}
-
-/// The Observation registrar of a model, in a box of its own (see `ModelRegistrar.observation`).
-@usableFromInline
-final class _ObservationBox: Sendable {
-    /// Its size is not known outside the Observation module: the only stored property.
-    let registrar = ObservationRegistrar()
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Observation
 import Testing
 @testable import TetherSQLite
 
@@ -50,24 +49,6 @@ struct StoreFootprintTests {
                 "only reads outside Tether make Observation watch a property (and slow its writes)")
         _ = ticket.points                                      // the app's own read
         #expect(ticket._$registrar.bridgedProperties != 0)
-    }
-
-    @Test func aModelReadUnderObservationGetsItsObservationRegistrarOnly() throws {
-        let fixture = try StoreFixture()
-        let store = fixture.store!
-        let previous = ObservationBridge.isEnabled
-        ObservationBridge.isEnabled = true
-        defer { ObservationBridge.isEnabled = previous }
-        let ticket = try store.insert(Ticket())
-        #expect(!ticket._$registrar.hasObservationRegistrar)
-        let changed = Box<String>()
-        withObservationTracking { _ = ticket.points } onChange: { changed.append("points") }
-        #expect(ticket._$registrar.hasObservationRegistrar)
-        #expect(!ticket._$registrar.hasSideObject, "no observer machinery for Observation alone")
-        ticket.points = 5
-        #expect(changed.values == ["points"])
-        try store.flush()
-        #expect(try fixture.another().rows("SELECT points FROM Ticket WHERE id = ?", [.integer(ticket.persistentID!)]).first?.values == [.integer(5)])
     }
 
     @Test func theIdentityMapDropsTheEntriesOfFreedModels() throws {
