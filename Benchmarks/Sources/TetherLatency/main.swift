@@ -378,6 +378,11 @@ func row(_ name: String, _ summary: Summary, _ note: String = "") -> String {
     "| \(name) | \(summary) | \(note) |"
 }
 
+/// The 100,000 models the profiling modes insert.
+func profileRows() -> [LatencyRow] {
+    (0..<100_000).map { r in let row = LatencyRow(); row.title = "row \(r)"; row.points = r; return row }
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-insert" {
     // For profilers: insert 100,000 models into a fresh store, 5 times (not part of the tables).
     // Every store and model is kept until exit, so that the profile shows inserting, not freeing.
@@ -388,7 +393,7 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-insert
         let elapsed = onMainThreadNow {
             let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
             _ = try! store.fetch(LatencyRow.self, where: "id < 0")
-            let rows = (0..<100_000).map { r in let row = LatencyRow(); row.title = "row \(r)"; row.points = r; return row }
+            let rows = profileRows()
             let start = monotonicNanoseconds()
             try! store.insert(contentsOf: rows)
             let elapsed = monotonicNanoseconds() - start
@@ -407,7 +412,7 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-fetch"
     let path = temporaryDatabase("profile-fetch")
     onMainThreadNow {
         let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
-        try! store.insert(contentsOf: (0..<100_000).map { r in let row = LatencyRow(); row.title = "row \(r)"; row.points = r; return row })
+        try! store.insert(contentsOf: profileRows())
     }
     // Every store and result is kept until exit, so that the profile shows loading, not freeing.
     var kept: [Store] = []

@@ -205,9 +205,11 @@ extension Store {
         orderBy: KeyPath<M, V> & Sendable,
         descending: Bool = false
     ) -> Signal<[M], StoreError> {
-        guard let index = M._$schema.index(of: orderBy) else {
-            return Signal(error: .mapping(.unsupportedType(
-                model: M._$schema.name, property: "\(orderBy)", type: "(not a persisted property)")))
+        let index: Int
+        do {
+            index = try Self.propertyIndex(of: orderBy)
+        } catch {
+            return Signal(error: error)
         }
         return _observe(type, where: condition, arguments, orderBy: index, descending: descending)
     }

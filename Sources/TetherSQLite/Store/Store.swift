@@ -270,10 +270,16 @@ public final class Store {
         orderBy: KeyPath<M, V> & Sendable,
         descending: Bool = false
     ) throws(StoreError) -> [M] {
-        guard let index = M._$schema.index(of: orderBy) else {
-            throw .mapping(.unsupportedType(model: M._$schema.name, property: "\(orderBy)", type: "(not a persisted property)"))
-        }
+        let index = try Self.propertyIndex(of: orderBy)
         return try _fetch(type, where: condition, arguments, orderBy: index, descending: descending)
+    }
+
+    /// The index of the persisted property at `keyPath` (an `orderBy`), or a mapping error.
+    static func propertyIndex<M: PersistentModel, V>(of keyPath: KeyPath<M, V>) throws(StoreError) -> Int {
+        guard let index = M._$schema.index(of: keyPath) else {
+            throw .mapping(.unsupportedType(model: M._$schema.name, property: "\(keyPath)", type: "(not a persisted property)"))
+        }
+        return index
     }
 
     /// The models whose rows match `condition` (SQL, with `?` placeholders bound to
@@ -877,7 +883,7 @@ final class _Table: @unchecked Sendable {
                     do throws(SQLiteError) {
                         try columns[position].write(model, values[first + 1 + position])
                     } catch {
-                        throw error.locating(table: name, column: definition.columns[position].name, sql: nil)
+                        throw located(error, position: position)
                     }
                 }
                 registrar._withUnsafeGuaranteedRef { registrar in
@@ -891,13 +897,9 @@ final class _Table: @unchecked Sendable {
         }
     }
 
-    /// Sets every persisted property of `model` from `values` (in column order).
-    func decodeAll(_ values: Slice<UnsafeBufferPointer<SQLiteValue>>, into model: AnyObject) throws(SQLiteError) {
-        var position = 0
-        for value in values {
-            try decode(value, position: position, into: model)
-            position += 1
-        }
+    /// `error`, naming this table and the column at `position`.
+    private func located(_ error: SQLiteError, position: Int) -> SQLiteError {
+        error.locating(table: name, column: definition.columns[position].name, sql: nil)
     }
 
     /// Sets the property stored in column `position` of `model` from `value`; a value that does
@@ -906,7 +908,7 @@ final class _Table: @unchecked Sendable {
         do {
             try columns[position].write(model, value)
         } catch {
-            throw error.locating(table: name, column: definition.columns[position].name, sql: nil)
+            throw located(error, position: position)
         }
     }
 }
