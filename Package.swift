@@ -29,7 +29,9 @@ let package = Package(
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             ]
         ),
-        .target(name: "Tether", dependencies: ["TetherSignals", "TetherMacros"]),
+        // The thread-local word Tether's dependency tracking finds each thread's state in.
+        .target(name: "CTetherThread"),
+        .target(name: "Tether", dependencies: ["TetherSignals", "TetherMacros", "CTetherThread"]),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",

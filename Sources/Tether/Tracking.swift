@@ -1,3 +1,4 @@
+internal import CTetherThread
 import Synchronization
 
 #if canImport(Glibc)
@@ -25,19 +26,13 @@ import Darwin
 /// holds, reads on other threads take the slow path too (a thread-local lookup that finds no
 /// section): the price of evaluations without read-modify-writes.
 ///
-/// Finding the thread's tracking state is a thread-local lookup, which every recorded read
-/// would pay; so `lane` remembers the state of the thread that last started an evaluation (or
-/// a quiet read): that thread, the *lane* thread, finds its state there (after checking that it
-/// is its own) without the lookup.
+/// Each thread finds its tracking state in a C thread-local variable (`CTetherThread`): one load
+/// from the thread pointer, no call.
 @usableFromInline
 final class _TetherFlags: Sendable {
     /// Bit 0: the Observation bridge is on. Above it: twice the number of threads holding
     /// tracking (see above). Non-zero: a read must report itself.
     @usableFromInline let reads = Atomic<Int>(1)
-    /// The `_TrackingBlock` of the thread that last started a tracking section (0 at first).
-    /// Any thread may replace it (a plain store), and any thread may read the block it points
-    /// at (blocks are never freed): only a thread that finds its own id in the block uses it.
-    @usableFromInline let lane = Atomic<UInt>(0)
     /// The number of open transactions, on any thread. Non-zero: a write must look further
     /// than its own observers.
     @usableFromInline let writes = Atomic<Int>(0)
@@ -45,8 +40,8 @@ final class _TetherFlags: Sendable {
     /// computed observer must check whether its recomputation waits for the end of a batch.
     @usableFromInline let batches = Atomic<Int>(0)
 
-    /// The thread-local slot of each thread's `_ThreadContext`, kept here so that hot paths,
-    /// which hold this object already, reach it without a lazy global's `swift_once`.
+    /// The thread-local slot of each thread's `_ThreadContext`, whose destructor frees the
+    /// context when its thread exits.
     let contextKey: pthread_key_t
 
     @usableFromInline static let shared = _TetherFlags()
@@ -54,6 +49,9 @@ final class _TetherFlags: Sendable {
     private init() {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
+            // The thread is exiting: a read made by a destructor that runs after this one
+            // finds no state (and makes a new context if it must).
+            tether_tracking_state_set(nil)
             if let pointer { pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context?.release() }
         }
         precondition(status == 0, "Tether: pthread_key_create failed (\(status))")
@@ -82,9 +80,9 @@ final class _TetherFlags: Sendable {
 
 /// What one thread does with tracking right now: the innermost evaluation's recording,
 /// Tether's own reads, and whether the thread holds tracking (see `_TetherFlags`). Kept apart
-/// from its `_ThreadContext`, in a `_TrackingBlock`, so that reads and evaluations reach it
-/// through a pointer (no class reference to retain); the thread-local slot and, for the lane
-/// thread, `_TetherFlags.lane` point at it.
+/// from its `_ThreadContext`, in memory of its own, so that reads and evaluations reach it
+/// through a pointer (no class reference to retain): the thread-local variable and the
+/// thread-local slot point at it.
 ///
 /// Confined to its thread.
 @usableFromInline
@@ -100,62 +98,6 @@ struct _TrackingState {
     /// The context this state belongs to (unretained: the context owns this block while the
     /// thread lives).
     var context: Unmanaged<_ThreadContext>?
-}
-
-/// The memory of one thread's `_TrackingState`, with the id of the thread it belongs to.
-///
-/// Blocks are never freed: when its thread exits, a block goes back to a pool for the next new
-/// thread. So any thread may read the id of the block `_TetherFlags.lane` points at, even while
-/// that block's thread exits, and use the block only if the id is its own (a live thread's id is
-/// unique, and only that thread writes its block's state).
-@usableFromInline
-struct _TrackingBlock {
-    /// The block's start: the owner's id (an `Atomic<UInt>`), then the state.
-    @usableFromInline let address: UnsafeMutableRawPointer
-
-    @usableFromInline static let stateOffset = 16
-
-    init(address: UnsafeMutableRawPointer) { self.address = address }
-
-    init?(bits: UInt) {
-        guard let address = UnsafeMutableRawPointer(bitPattern: bits) else { return nil }
-        self.address = address
-    }
-
-    /// The thread this block belongs to (0: in the pool).
-    var owner: UnsafeMutablePointer<Atomic<UInt>> { address.assumingMemoryBound(to: Atomic<UInt>.self) }
-    var state: UnsafeMutablePointer<_TrackingState> {
-        (address + Self.stateOffset).assumingMemoryBound(to: _TrackingState.self)
-    }
-    var bits: UInt { UInt(bitPattern: address) }
-
-    /// Blocks of exited threads, for new threads.
-    private static let pool = _Locked<[UInt]>([])
-
-    /// A block for the calling thread.
-    static func take() -> _TrackingBlock {
-        let block: _TrackingBlock
-        if let bits = pool.withLock({ $0.popLast() }) {
-            block = _TrackingBlock(bits: bits).unsafelyUnwrapped
-        } else {
-            let address = UnsafeMutableRawPointer.allocate(
-                byteCount: stateOffset + MemoryLayout<_TrackingState>.size, alignment: 16
-            )
-            address.bindMemory(to: Atomic<UInt>.self, capacity: 1).initialize(to: Atomic(0))
-            (address + stateOffset).bindMemory(to: _TrackingState.self, capacity: 1).initialize(to: _TrackingState())
-            block = _TrackingBlock(address: address)
-        }
-        block.owner.pointee.store(_currentThreadID(), ordering: .releasing)
-        return block
-    }
-
-    /// Returns the block of an exiting thread to the pool.
-    func giveBack() {
-        state.pointee = _TrackingState()
-        owner.pointee.store(0, ordering: .releasing)
-        let bits = self.bits
-        Self.pool.withLock { $0.append(bits) }
-    }
 }
 
 extension UnsafeMutablePointer where Pointee == _TrackingState {
@@ -189,10 +131,8 @@ extension UnsafeMutablePointer where Pointee == _TrackingState {
 /// off.
 @usableFromInline
 final class _ThreadContext {
-    /// The thread's tracking block (given back to the pool with the context).
-    let block: _TrackingBlock
-    /// The thread's tracking state (in `block`).
-    var tracking: UnsafeMutablePointer<_TrackingState> { block.state }
+    /// The thread's tracking state (freed with the context).
+    let tracking: UnsafeMutablePointer<_TrackingState>
     @exclusivity(unchecked) var transactionDepth = 0
     @exclusivity(unchecked) var transactionChanges: [_RecordedChange] = []
     @exclusivity(unchecked) var batchDepth = 0
@@ -200,71 +140,55 @@ final class _ThreadContext {
     @exclusivity(unchecked) var dirtyIDs: Set<ObjectIdentifier> = []
 
     private init() {
-        block = _TrackingBlock.take()
-        block.state.pointee.context = Unmanaged.passUnretained(self)
+        tracking = .allocate(capacity: 1)
+        tracking.initialize(to: _TrackingState())
+        tracking.pointee.context = Unmanaged.passUnretained(self)
     }
 
     deinit {
-        // The thread is exiting (its thread-local slot is being cleared): give the hold back,
-        // and the block, before another thread can get this thread's id.
+        // The thread is exiting (its thread-local slot is being cleared): give the hold back.
         tracking.releaseHold(_TetherFlags.shared)
-        block.giveBack()
+        tracking.deinitialize(count: 1)
+        tracking.deallocate()
     }
 
     private static var key: pthread_key_t { _TetherFlags.shared.contextKey }
 
-    /// This thread's context, created on first use. The thread-local slot holds the context's
-    /// tracking state, which points back at the context; the slot's destructor releases it.
+    /// This thread's context, created on first use. The thread-local variable and slot hold the
+    /// context's tracking state, which points back at the context; the slot's destructor
+    /// releases it.
     static var current: _ThreadContext {
-        if let pointer = pthread_getspecific(key) {
-            return pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.unsafelyUnwrapped.takeUnretainedValue()
-        }
+        if let tracking = existingTracking() { return tracking.pointee.context.unsafelyUnwrapped.takeUnretainedValue() }
+        return make()
+    }
+
+    @inline(never)
+    private static func make() -> _ThreadContext {
         let context = _ThreadContext()
         _ = Unmanaged.passRetained(context)
         pthread_setspecific(key, context.tracking)
+        tether_tracking_state_set(context.tracking)
         return context
     }
 
     /// This thread's context if it has one.
     static var existing: _ThreadContext? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
-        return pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.unsafelyUnwrapped.takeUnretainedValue()
+        existingTracking()?.pointee.context.unsafelyUnwrapped.takeUnretainedValue()
     }
 
     // MARK: Tracking state: evaluations and Tether's own reads
 
-    /// This thread's tracking state, created on first use (the thread keeps it alive). Makes
-    /// this thread the lane thread (see `_TetherFlags`).
+    /// This thread's tracking state, created on first use (the thread keeps it alive).
     @inline(__always)
-    static func currentTracking(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState> {
-        if let lane = _TrackingBlock(bits: flags.lane.load(ordering: .relaxed)),
-           lane.owner.pointee.load(ordering: .relaxed) == _currentThreadID() {
-            return lane.state
-        }
-        return takeLane(flags)
-    }
-
-    /// The tracking state of a thread that is not the lane thread, which becomes it.
-    @inline(never)
-    static func takeLane(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState> {
-        let context: _ThreadContext
-        if let pointer = pthread_getspecific(flags.contextKey) {
-            context = pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context.unsafelyUnwrapped.takeUnretainedValue()
-        } else {
-            context = current
-        }
-        flags.lane.store(context.block.bits, ordering: .relaxed)
-        return context.tracking
+    static func currentTracking() -> UnsafeMutablePointer<_TrackingState> {
+        if let tracking = existingTracking() { return tracking }
+        return make().tracking
     }
 
     /// This thread's tracking state if it has a context.
     @inline(__always)
-    static func existingTracking(_ flags: _TetherFlags) -> UnsafeMutablePointer<_TrackingState>? {
-        if let lane = _TrackingBlock(bits: flags.lane.load(ordering: .relaxed)),
-           lane.owner.pointee.load(ordering: .relaxed) == _currentThreadID() {
-            return lane.state
-        }
-        return pthread_getspecific(flags.contextKey)?.assumingMemoryBound(to: _TrackingState.self)
+    static func existingTracking() -> UnsafeMutablePointer<_TrackingState>? {
+        tether_tracking_state_get()?.assumingMemoryBound(to: _TrackingState.self)
     }
 
     // MARK: Batches: computed observers recompute once, after every change of a batch.
@@ -327,14 +251,14 @@ func _quietly<R>(_ body: () -> R) -> R {
 @usableFromInline
 func _beginQuiet() {
     let flags = _TetherFlags.shared
-    let tracking = _ThreadContext.currentTracking(flags)
+    let tracking = _ThreadContext.currentTracking()
     tracking.hold(flags)
     tracking.pointee.quietDepth += 1
 }
 
 @usableFromInline
 func _endQuiet() {
-    let tracking = _ThreadContext.currentTracking(_TetherFlags.shared)
+    let tracking = _ThreadContext.currentTracking()
     tracking.pointee.quietDepth -= 1
 }
 
@@ -345,7 +269,7 @@ extension ModelRegistrar {
     /// that holds tracking gives the hold back (see `_TetherFlags`).
     @usableFromInline
     func _recordRead(_ index: Int) -> Bool {
-        guard flags.trackingHeld, let tracking = _ThreadContext.existingTracking(flags) else { return false }
+        guard flags.trackingHeld, let tracking = _ThreadContext.existingTracking() else { return false }
         if tracking.pointee.quietDepth > 0 { return true }
         if let recording = tracking.pointee.recording {
             recording.pointee.record(self, index)
@@ -495,7 +419,7 @@ final class _DependencyRecorder: @unchecked Sendable {
             recording.pointee.diverged = true
             rebuilding = true
         }
-        let tracking = _ThreadContext.currentTracking(flags)
+        let tracking = _ThreadContext.currentTracking()
         context = tracking
         tracking.hold(flags)
         interrupted = tracking.pointee.recording

@@ -9,8 +9,8 @@ import Glibc
 #endif
 
 // Dependency tracking when several threads evaluate computed properties: each thread records
-// only its own reads, whichever thread the process-wide "lane" points at, and threads that
-// exit hand their tracking state to new threads without mixing them up.
+// only its own reads (each finds its state in a thread-local variable), and threads that exit
+// free their tracking state without touching a new thread's.
 
 /// A getter whose reads depend on `useB`, and a value that is not `Equatable`.
 @Model
@@ -124,8 +124,8 @@ func onNewThread(_ body: @escaping @Sendable () -> Void) {
 @Suite("Dependency tracking on several threads")
 struct TrackingTests {
     @Test func computedObserversOnSeveralThreadsEachRecordTheirOwnReads() {
-        // Four threads evaluate at the same time, each its own model: the lane moves between
-        // them all the time, and every read must go to its own thread's evaluation.
+        // Four threads evaluate at the same time, each its own model: every read must go to its
+        // own thread's evaluation.
         let results = Shared<[Int: ScriptResult]>([:])
         DispatchQueue.concurrentPerform(iterations: 4) { seed in
             let result = runSwitcherScript(seed: seed, count: 2_000)
@@ -139,10 +139,9 @@ struct TrackingTests {
         }
     }
 
-    @Test func threadsThatExitHandTheirTrackingStateOverToNewThreads() {
-        // Each thread evaluates, then exits (its tracking state goes back to a pool and to the
-        // next new thread); the test's own thread evaluates in between, while the lane may
-        // still point at the state of a thread that exited.
+    @Test func threadsThatExitLeaveNewThreadsAFreshTrackingState() {
+        // Each thread evaluates, then exits (its tracking state is freed; a new thread may get
+        // the same thread id and the same memory); the test's own thread evaluates in between.
         for round in 0..<12 {
             let result = Shared<ScriptResult?>(nil)
             onNewThread {

@@ -407,6 +407,73 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-insert
     exit(0)
 }
 
+@Model
+final class ProfileTotals {
+    var a = 0
+    var b = 0
+    var c = 0
+    var total: Int { a + b + c }
+}
+
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "profile-w5d" {
+    // For instruction counters (callgrind): W5d's loop, `count` updates of an observed computed
+    // total over three inputs. Run with two counts and subtract to get instructions per update.
+    let count = Int(CommandLine.arguments[2])!
+    let totals = ProfileTotals()
+    let received = Atomic<Int>(0)
+    let subscription = observe(totals, \.total).subscribe(next: { received.add($0, ordering: .relaxed) })
+    for i in 0..<count {
+        switch i % 3 {
+        case 0: totals.a = i &+ 1
+        case 1: totals.b = i &+ 1
+        default: totals.c = i &+ 1
+        }
+    }
+    subscription.dispose()
+    print("updates", count, "sum", received.load(ordering: .relaxed))
+    exit(0)
+}
+
+/// `profile-w5d-hand`: W5d's hand-written peer (each input's `didSet` recomputes the total and
+/// calls back when it changed), for the same instruction count.
+final class ProfileHandTotals {
+    var a = 0 { didSet { recompute() } }
+    var b = 0 { didSet { recompute() } }
+    var c = 0 { didSet { recompute() } }
+    private(set) var total = 0
+    var onTotal: ((Int) -> Void)?
+
+    private func recompute() {
+        let total = a + b + c
+        if total != self.total {
+            self.total = total
+            onTotal?(total)
+        }
+    }
+}
+
+@inline(never)
+func makeProfileHandTotals(_ sink: @escaping (Int) -> Void) -> ProfileHandTotals {
+    let totals = ProfileHandTotals()
+    totals.onTotal = sink
+    return totals
+}
+
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "profile-w5d-hand" {
+    let count = Int(CommandLine.arguments[2])!
+    let received = Atomic<Int>(0)
+    let totals = makeProfileHandTotals { received.add($0, ordering: .relaxed) }
+    for i in 0..<count {
+        switch i % 3 {
+        case 0: totals.a = i &+ 1
+        case 1: totals.b = i &+ 1
+        default: totals.c = i &+ 1
+        }
+    }
+    print("updates", count, "sum", received.load(ordering: .relaxed))
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-fetch" {
     // For profilers: load 100,000 rows as models into a fresh store, 10 times (not part of the tables).
     let path = temporaryDatabase("profile-fetch")

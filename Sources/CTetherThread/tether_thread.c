@@ -1,0 +1,3 @@
+#include "tether_thread.h"
+
+__thread void *tether_tracking_state __attribute__((tls_model("initial-exec"))) = 0;
