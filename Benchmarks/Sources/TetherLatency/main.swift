@@ -474,6 +474,18 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "profile-w5d-ha
     exit(0)
 }
 
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "profile-w5a" {
+    // For instruction counters: W5a's loop, `count` sets of a property with one observer.
+    let count = Int(CommandLine.arguments[2])!
+    let totals = ProfileTotals()
+    let received = Atomic<Int>(0)
+    let subscription = observe(totals, \.a).subscribe(next: { received.add($0, ordering: .relaxed) })
+    for i in 0..<count { totals.a = i &+ 1 }
+    subscription.dispose()
+    print("sets", count, "sum", received.load(ordering: .relaxed))
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-fetch" {
     // For profilers: load 100,000 rows as models into a fresh store, 10 times (not part of the tables).
     let path = temporaryDatabase("profile-fetch")

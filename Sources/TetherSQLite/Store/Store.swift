@@ -36,7 +36,8 @@ extension Model {
 ///
 /// **Threads.** The store, like its models, belongs to the thread that created it (see
 /// docs/PERSISTENCE.md): call it there. Its connection lives on its own serial queue; what
-/// crosses between the two are `Sendable` snapshots of values.
+/// crosses between the two are `Sendable` snapshots of values (but `insert` binds new rows
+/// straight from the models while their thread waits for the queue).
 ///
 /// **Write-through.** Changes made during one turn of the store's scheduler are committed
 /// together at the end of that turn: one transaction, one `UPDATE` per changed row, touching only
@@ -199,13 +200,10 @@ public final class Store {
             fresh.append(index)
         }
         guard !fresh.isEmpty else { return }
-        // Every row's values in one array (`width` per row): one allocation for all of them.
-        let width = table.columns.count
-        var rows: [SQLiteValue] = []
-        rows.reserveCapacity(fresh.count * width)
-        for index in fresh { try table.encodeAll(objects[index], into: &rows) }
+        // The rows are bound straight from the models, on the writer queue, while this thread
+        // waits for it (see `_WaitingModels`): no copy of the values in between.
+        let models = _WaitingModels(objects: objects, indices: fresh)
         let sql = table.insertSQL
-        let values = rows
         let count = fresh.count
         let tracker = self.tracker
         let tableName = table.name
@@ -215,12 +213,10 @@ public final class Store {
                 let statement = try connection.cachedStatement(sql)
                 var ids: [Int64] = []
                 ids.reserveCapacity(count)
-                try values.withUnsafeBufferPointer { values in
-                    for row in 0..<count {
-                        for column in 0..<width { try statement.bind(values[row * width + column], at: column + 1) }
-                        try statement.run()   // and resets
-                        ids.append(connection.lastInsertRowID)
-                    }
+                for index in models.indices {
+                    try table.bindAll(models.objects[index], to: statement)
+                    try statement.run()   // and resets
+                    ids.append(connection.lastInsertRowID)
                 }
                 return ids
             }
@@ -637,6 +633,20 @@ struct _WeakModel {
     init(_ model: AnyObject) { self.model = model }
 }
 
+/// Models that the writer queue reads while their thread waits for it: `Store.insert` binds
+/// their values inside `writer.sync`.
+///
+/// Why `@unchecked Sendable` is safe: a `_WaitingModels` is only made by `Store.insert` and only
+/// used inside the `writer.sync` closure it is captured by. `sync` blocks the models' thread (the
+/// only thread that touches them) until the closure returns, and Dispatch orders that thread's
+/// writes before the closure and the closure's reads before the thread goes on; nothing keeps
+/// the value after the closure. The closure only reads the models' backing storage, through
+/// the table's column readers (no dependency tracking, no Observation).
+struct _WaitingModels: @unchecked Sendable {
+    let objects: UnsafeBufferPointer<AnyObject>
+    let indices: [Int]
+}
+
 /// The identity map: the live model of each row, held weakly, by table then id.
 ///
 /// Entries of freed models are swept out before a table's map grows, once it has doubled since
@@ -723,8 +733,8 @@ struct _Batch: @unchecked Sendable {
 /// SQLite values. For a property whose type is `SQLiteConvertible` both directions are typed
 /// (no `Any`, no dynamic cast) and read the backing storage directly.
 struct _ColumnIO: @unchecked Sendable {
-    // The closures are made from the schema's `Sendable` closures and are used only on the
-    // model's thread (the store's).
+    // The closures are made from the schema's `Sendable` closures and are used on the model's
+    // thread (the store's), or on the writer queue while that thread waits (`_WaitingModels`).
     let read: (AnyObject) throws(SQLiteError) -> SQLiteValue
     let write: (AnyObject, SQLiteValue) throws(SQLiteError) -> Void
 
@@ -750,7 +760,8 @@ struct _ColumnIO: @unchecked Sendable {
 /// What the store knows about one model type's table.
 final class _Table: @unchecked Sendable {
     // Immutable after init (the hooks are set at the end of init); used on the model's thread,
-    // and its SQL strings on the writer queue.
+    // and its SQL strings and column readers on the writer queue (the readers only while the
+    // model's thread waits: see `_WaitingModels`).
     let definition: TableDefinition
     /// Makes a model of the table's type with its default values, and returns its registrar.
     let makeModel: () -> (AnyObject, Unmanaged<ModelRegistrar>)
@@ -839,9 +850,10 @@ final class _Table: @unchecked Sendable {
         }
     }
 
-    /// Appends the values of every column of `model`, in column order, to `values`.
-    func encodeAll(_ model: AnyObject, into values: inout [SQLiteValue]) throws(SQLiteError) {
-        for position in columns.indices { values.append(try encode(position: position, of: model)) }
+    /// Binds the value of every column of `model`, in column order, to `statement`'s
+    /// parameters 1, 2, ...
+    func bindAll(_ model: AnyObject, to statement: Statement) throws(SQLiteError) {
+        for position in columns.indices { try statement.bind(try encode(position: position, of: model), at: position + 1) }
     }
 
     /// The value of property `index` of `model` (a persisted property).

@@ -100,3 +100,11 @@ final class WithID {
 func renamed<Root>(_ schema: ModelSchema<Root>, to name: String) -> ModelSchema<Root> {
     ModelSchema(name: name, properties: schema.properties)
 }
+
+/// A `UInt64` beyond `Int64.max` cannot be stored: SQLite's integers are 64-bit signed.
+@Model
+final class Meter {
+    var name = ""
+    var reading: UInt64 = 0
+}
+extension Meter: PersistentModel {}
