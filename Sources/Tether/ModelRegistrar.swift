@@ -559,6 +559,15 @@ public final class ModelRegistrar: Sendable {
     public func adoptOnCurrentThread() {
         owner.store(_currentThreadID(), ordering: .relaxed)
     }
+
+    /// The calling thread's id, as `adopt(thread:)` takes it.
+    package static var currentThread: UInt { _currentThreadID() }
+
+    /// Makes `thread` (a `currentThread` of that thread) the model's owner thread: for a model
+    /// made on one thread for another, which waits meanwhile (the store's fetch).
+    package func adopt(thread: UInt) {
+        owner.store(thread, ordering: .relaxed)
+    }
 }
 
 /// Removes one observer from a registrar; holds the registrar weakly.

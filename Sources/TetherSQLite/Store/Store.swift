@@ -306,42 +306,25 @@ public final class Store {
 
     /// The live models of the rows `sql` selects (every column of `table`, id first).
     func _fetch<M: PersistentModel>(_ type: M.Type, sql: String, _ arguments: [SQLiteValue], table: _Table) throws(StoreError) -> [M] {
-        let width = table.columns.count + 1
-        // Every row's values in one array (id first): one allocation for the whole result.
-        let values: [SQLiteValue]
+        // The models are made on the writer queue as the rows are stepped, while this thread
+        // waits for it (see `_WhileWaiting`): no copy of the rows' values in between. They
+        // belong to this thread.
+        let fetched = _FetchedModels()
+        let waiting = _WhileWaiting((state: state, fetched: fetched, owner: ModelRegistrar.currentThread))
         do {
-            values = try writer.sync { connection in
+            try writer.sync { connection in
                 let statement = try connection.cachedStatement(sql)
                 defer { statement.reset() }
                 try statement.bind(arguments)
-                var values: [SQLiteValue] = []
-                while try statement.step() {
-                    if values.isEmpty { values.reserveCapacity(width) } else if values.count == width { values.reserveCapacity(width * 64) }
-                    for column in 0..<width { values.append(try statement.value(at: column)) }
-                }
-                return values
-            }
-        } catch {
-            throw StoreError.wrap(error)
-        }
-        let count = values.count / width
-        do {
-            // Written in place by `materialize` (not generic: nothing looks up generic type
-            // metadata per row). A reference to an `M` and an `AnyObject` are both one strong
-            // pointer to the object: the buffer can be seen as either.
-            return try [M](unsafeUninitializedCapacity: count) { buffer, initialized in
-                guard let base = buffer.baseAddress else { return }
-                try values.withUnsafeBufferPointer { values in
-                    try state.identity.withTable(table.name, adding: count) { live in
-                        try base.withMemoryRebound(to: AnyObject.self, capacity: count) { out in
-                            try table.materialize(values, width: width, live: &live, into: out, count: &initialized)
-                        }
-                    }
+                let (state, fetched, owner) = waiting.value
+                try state.identity.withTable(table.name, adding: 0) { live in
+                    try table.materialize(statement, live: &live, into: fetched, owner: owner)
                 }
             }
         } catch {
             throw StoreError.wrap(error)
         }
+        return fetched.take(as: M.self)
     }
 
     /// Deletes the model's row; the model stops being written through (a later change to it is
@@ -647,6 +630,71 @@ struct _WaitingModels: @unchecked Sendable {
     let indices: [Int]
 }
 
+/// State of the store's thread that the writer queue uses while that thread waits for it:
+/// `Store._fetch` makes models and updates the identity map inside `writer.sync`.
+///
+/// Why `@unchecked Sendable` is safe: a `_WhileWaiting` is only made by `Store._fetch` and only
+/// used inside the `writer.sync` closure it is captured by. `sync` blocks the store's thread
+/// (the only thread that touches what it wraps) until the closure returns, and Dispatch orders
+/// that thread's writes before the closure and the closure's writes before the thread goes on;
+/// nothing keeps the value after the closure.
+struct _WhileWaiting<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// The models a fetch made or found, in order, in memory of its own (a fetch does not know the
+/// number of rows in advance); `take(as:)` moves them into the result array.
+final class _FetchedModels {
+    private var base: UnsafeMutablePointer<AnyObject>?
+    private var stored = 0
+    private var capacity = 0
+
+    init() {}
+
+    deinit {
+        base?.deinitialize(count: stored)
+        base?.deallocate()
+    }
+
+    /// The number of models appended.
+    var count: Int { stored }
+
+    /// The model at `position` (borrowed from the buffer: no retain).
+    subscript(position: Int) -> AnyObject { base.unsafelyUnwrapped[position] }
+
+    func append(_ model: AnyObject) {
+        if stored == capacity { grow() }
+        (base.unsafelyUnwrapped + stored).initialize(to: model)
+        stored += 1
+    }
+
+    private func grow() {
+        let larger = max(16, capacity * 2)
+        let new = UnsafeMutablePointer<AnyObject>.allocate(capacity: larger)
+        if let base {
+            new.moveInitialize(from: base, count: stored)
+            base.deallocate()
+        }
+        base = new
+        capacity = larger
+    }
+
+    /// The models, as an array of their type (which they all are), leaving this empty.
+    func take<M: AnyObject>(as _: M.Type) -> [M] {
+        let taken = stored
+        guard taken > 0, let base else { return [] }
+        stored = 0
+        // A reference to an `M` and an `AnyObject` are both one strong pointer to the object.
+        return [M](unsafeUninitializedCapacity: taken) { buffer, initialized in
+            buffer.baseAddress.unsafelyUnwrapped.withMemoryRebound(to: AnyObject.self, capacity: taken) {
+                $0.moveInitialize(from: base, count: taken)
+            }
+            initialized = taken
+        }
+    }
+}
+
 /// The identity map: the live model of each row, held weakly, by table then id.
 ///
 /// Entries of freed models are swept out before a table's map grows, once it has doubled since
@@ -760,8 +808,9 @@ struct _ColumnIO: @unchecked Sendable {
 /// What the store knows about one model type's table.
 final class _Table: @unchecked Sendable {
     // Immutable after init (the hooks are set at the end of init); used on the model's thread,
-    // and its SQL strings and column readers on the writer queue (the readers only while the
-    // model's thread waits: see `_WaitingModels`).
+    // and on the writer queue: its SQL strings at any time, and the rest (the column readers
+    // and writers, `makeModel`, the hooks) only while the model's thread waits for the queue
+    // (see `_WaitingModels` and `_WhileWaiting`).
     let definition: TableDefinition
     /// Makes a model of the table's type with its default values, and returns its registrar.
     let makeModel: () -> (AnyObject, Unmanaged<ModelRegistrar>)
@@ -869,44 +918,50 @@ final class _Table: @unchecked Sendable {
         }
     }
 
-    /// Writes the live models of the rows in `values` (`width` values per row: the id, then
-    /// every column) to `out`, in order, counting them in `count`: the one in `live` (the
-    /// table's identity map) if there is one, else a new model made from the row, written
-    /// through from now on and added to `live`. (Not generic, so that nothing here looks up
-    /// generic type metadata per row.) On error, `count` says how many were written.
+    /// Steps `statement` (the id, then every column) and appends the live model of each row
+    /// to `out`: the one in `live` (the table's identity map) if there is one, else a new model
+    /// made from the row, owned by thread `owner`, written through from now on and added to
+    /// `live`. (Not generic, so that nothing here looks up generic type metadata per row.) On
+    /// error, `out` holds the models of the rows before.
+    ///
+    /// Runs on the writer queue while the models' thread waits (see `_WhileWaiting`).
     func materialize(
-        _ values: UnsafeBufferPointer<SQLiteValue>, width: Int, live: inout [Int64: _WeakModel],
-        into out: UnsafeMutablePointer<AnyObject>, count: inout Int
+        _ statement: Statement, live: inout [Int64: _WeakModel], into out: _FetchedModels, owner: UInt
     ) throws(SQLiteError) {
         // Everything the loop uses is loaded once (no retain and release per row).
         let hook = liveHook!
         let makeModel = self.makeModel
+        // The new models' ids and positions in `out`: they go into `live` at the end, which
+        // then grows once (growing it row by row would move its weak references again and
+        // again).
+        var made: [(id: Int64, position: Int)] = []
         try columns.withUnsafeBufferPointer { columns throws(SQLiteError) in
-            for row in 0..<(values.count / width) {
-                let first = row * width
-                guard case .integer(let id) = values[first] else { continue }
+            while try statement.step() {
+                guard case .integer(let id) = try statement.value(at: 0) else { continue }
                 if let model = live[id]?.model {
-                    (out + count).initialize(to: model)
-                    count += 1
+                    out.append(model)
                     continue
                 }
                 let (model, registrar) = makeModel()
                 for position in 0..<columns.count {
+                    let value = try statement.value(at: position + 1)
                     do throws(SQLiteError) {
-                        try columns[position].write(model, values[first + 1 + position])
+                        try columns[position].write(model, value)
                     } catch {
                         throw located(error, position: position)
                     }
                 }
                 registrar._withUnsafeGuaranteedRef { registrar in
+                    registrar.adopt(thread: owner)
                     registrar.rowID.store(id, ordering: .relaxed)
                     registrar.setPersistence(hook)
                 }
-                live[id] = _WeakModel(model)
-                (out + count).initialize(to: model)
-                count += 1
+                made.append((id, out.count))
+                out.append(model)
             }
         }
+        live.reserveCapacity(live.count + made.count)
+        for (id, position) in made { live[id] = _WeakModel(out[position]) }
     }
 
     /// `error`, naming this table and the column at `position`.
