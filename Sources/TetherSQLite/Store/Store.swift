@@ -309,20 +309,26 @@ public final class Store {
         // The models are made on the writer queue as the rows are stepped, while this thread
         // waits for it (see `_WhileWaiting`): no copy of the rows' values in between. They
         // belong to this thread.
-        let fetched = _FetchedModels()
-        let waiting = _WhileWaiting((state: state, fetched: fetched, owner: ModelRegistrar.currentThread))
+        var fetched = _FetchedModels()
+        let state = self.state
+        let owner = ModelRegistrar.currentThread
         do {
-            try writer.sync { connection in
-                let statement = try connection.cachedStatement(sql)
-                defer { statement.reset() }
-                try statement.bind(arguments)
-                let (state, fetched, owner) = waiting.value
-                try state.identity.withTable(table.name, adding: 0) { live in
-                    try table.materialize(statement, live: &live, into: fetched, owner: owner)
+            try withUnsafeMutablePointer(to: &fetched) { fetched throws(StoreError) in
+                let waiting = _WhileWaiting((state: state, fetched: fetched))
+                do {
+                    try writer.sync { connection in
+                        let statement = try connection.cachedStatement(sql)
+                        defer { statement.reset() }
+                        try statement.bind(arguments)
+                        let (state, fetched) = waiting.value
+                        try state.identity.withTable(table.name, adding: 0) { live in
+                            try table.materialize(statement, live: &live, into: &fetched.pointee, owner: owner)
+                        }
+                    }
+                } catch {
+                    throw StoreError.wrap(error)
                 }
             }
-        } catch {
-            throw StoreError.wrap(error)
         }
         return fetched.take(as: M.self)
     }
@@ -645,7 +651,7 @@ struct _WhileWaiting<Value>: @unchecked Sendable {
 
 /// The models a fetch made or found, in order, in memory of its own (a fetch does not know the
 /// number of rows in advance); `take(as:)` moves them into the result array.
-final class _FetchedModels {
+struct _FetchedModels: ~Copyable {
     private var base: UnsafeMutablePointer<AnyObject>?
     private var stored = 0
     private var capacity = 0
@@ -663,14 +669,14 @@ final class _FetchedModels {
     /// The model at `position` (borrowed from the buffer: no retain).
     subscript(position: Int) -> AnyObject { base.unsafelyUnwrapped[position] }
 
-    func append(_ model: AnyObject) {
+    mutating func append(_ model: AnyObject) {
         if stored == capacity { grow() }
         (base.unsafelyUnwrapped + stored).initialize(to: model)
         stored += 1
     }
 
-    private func grow() {
-        let larger = max(16, capacity * 2)
+    private mutating func grow() {
+        let larger = max(4, capacity * 2)
         let new = UnsafeMutablePointer<AnyObject>.allocate(capacity: larger)
         if let base {
             new.moveInitialize(from: base, count: stored)
@@ -681,7 +687,7 @@ final class _FetchedModels {
     }
 
     /// The models, as an array of their type (which they all are), leaving this empty.
-    func take<M: AnyObject>(as _: M.Type) -> [M] {
+    mutating func take<M: AnyObject>(as _: M.Type) -> [M] {
         let taken = stored
         guard taken > 0, let base else { return [] }
         stored = 0
@@ -926,14 +932,14 @@ final class _Table: @unchecked Sendable {
     ///
     /// Runs on the writer queue while the models' thread waits (see `_WhileWaiting`).
     func materialize(
-        _ statement: Statement, live: inout [Int64: _WeakModel], into out: _FetchedModels, owner: UInt
+        _ statement: Statement, live: inout [Int64: _WeakModel], into out: inout _FetchedModels, owner: UInt
     ) throws(SQLiteError) {
         // Everything the loop uses is loaded once (no retain and release per row).
         let hook = liveHook!
         let makeModel = self.makeModel
-        // The new models' ids and positions in `out`: they go into `live` at the end, which
-        // then grows once (growing it row by row would move its weak references again and
-        // again).
+        // New models go into `live` at once while it has room; once it is full, their ids and
+        // positions in `out` are kept here and they go in at the end, which then grows once
+        // (growing it row by row would move its weak references again and again).
         var made: [(id: Int64, position: Int)] = []
         try columns.withUnsafeBufferPointer { columns throws(SQLiteError) in
             while try statement.step() {
@@ -956,10 +962,15 @@ final class _Table: @unchecked Sendable {
                     registrar.rowID.store(id, ordering: .relaxed)
                     registrar.setPersistence(hook)
                 }
-                made.append((id, out.count))
+                if made.isEmpty, live.count < live.capacity {
+                    live[id] = _WeakModel(model)
+                } else {
+                    made.append((id, out.count))
+                }
                 out.append(model)
             }
         }
+        guard !made.isEmpty else { return }
         live.reserveCapacity(live.count + made.count)
         for (id, position) in made { live[id] = _WeakModel(out[position]) }
     }
