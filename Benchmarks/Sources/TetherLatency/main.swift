@@ -486,6 +486,24 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "profile-w5a" {
     exit(0)
 }
 
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "time-w5a" {
+    // W5a's loop, timed: ns per set over `count` sets, 5 times (for looking at run-to-run modes).
+    let count = Int(CommandLine.arguments[2])!
+    let totals = ProfileTotals()
+    let received = Atomic<Int>(0)
+    let subscription = observe(totals, \.a).subscribe(next: { received.add($0, ordering: .relaxed) })
+    var line = ""
+    for round in 0..<5 {
+        let start = monotonicNanoseconds()
+        for i in 0..<count { totals.a = i &+ round }
+        let elapsed = monotonicNanoseconds() - start
+        line += String(format: " %.2f", Double(elapsed) / Double(count))
+    }
+    subscription.dispose()
+    print("ns per set:" + line)
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-fetch" {
     // For profilers: load 100,000 rows as models into a fresh store, 10 times (not part of the tables).
     let path = temporaryDatabase("profile-fetch")
