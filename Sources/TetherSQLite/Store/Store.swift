@@ -222,16 +222,15 @@ public final class Store {
             }
         }
         let hook = table.liveHook!
-        state.identity.withTable(table.name, adding: count) { live in
-            for (index, id) in zip(fresh, ids) {
-                // `objects[index]` is borrowed each time, not held in a local: a local would be
-                // retained, then released once the weak reference below made its count slow.
-                registrarOf(objects[index])._withUnsafeGuaranteedRef { registrar in
-                    registrar.rowID.store(id, ordering: .relaxed)
-                    registrar.setPersistence(hook)
-                }
-                live[id] = _WeakModel(objects[index])
+        let live = state.identity.rows(table.name)
+        for (index, id) in zip(fresh, ids) {
+            // `objects[index]` is borrowed each time, not held in a local: a local would be
+            // retained, then released once the weak reference below made its count slow.
+            registrarOf(objects[index])._withUnsafeGuaranteedRef { registrar in
+                registrar.rowID.store(id, ordering: .relaxed)
+                registrar.setPersistence(hook)
             }
+            live.set(objects[index], for: id)
         }
         pruneLogIfDue()
         apply(changes)
@@ -321,9 +320,7 @@ public final class Store {
                         defer { statement.reset() }
                         try statement.bind(arguments)
                         let (state, fetched) = waiting.value
-                        try state.identity.withTable(table.name, adding: 0) { live in
-                            try table.materialize(statement, live: &live, into: &fetched.pointee, owner: owner)
-                        }
+                        try table.materialize(statement, live: state.identity.rows(table.name), into: &fetched.pointee, owner: owner)
                     }
                 } catch {
                     throw StoreError.wrap(error)
@@ -619,7 +616,7 @@ struct _RowKey: Hashable, Sendable {
 /// A weak reference to a live model, in the identity map.
 struct _WeakModel {
     weak var model: AnyObject?
-    init(_ model: AnyObject) { self.model = model }
+    init(_ model: AnyObject?) { self.model = model }
 }
 
 /// Models that the writer queue reads while their thread waits for it: `Store.insert` binds
@@ -663,12 +660,6 @@ struct _FetchedModels: ~Copyable {
         base?.deallocate()
     }
 
-    /// The number of models appended.
-    var count: Int { stored }
-
-    /// The model at `position` (borrowed from the buffer: no retain).
-    subscript(position: Int) -> AnyObject { base.unsafelyUnwrapped[position] }
-
     mutating func append(_ model: AnyObject) {
         if stored == capacity { grow() }
         (base.unsafelyUnwrapped + stored).initialize(to: model)
@@ -701,40 +692,31 @@ struct _FetchedModels: ~Copyable {
     }
 }
 
-/// The identity map: the live model of each row, held weakly, by table then id.
-///
-/// Entries of freed models are swept out before a table's map grows, once it has doubled since
-/// the last sweep (amortised: a long-running app that loads and drops rows keeps a map in
-/// proportion to what it holds).
+/// The identity map: the live model of each row, held weakly, by table (a `_RowMap` each) then
+/// id.
 struct _IdentityMap {
-    private var tables: [String: [Int64: _WeakModel]] = [:]
-    private var swept: [String: Int] = [:]
+    private var tables: [String: _RowMap] = [:]
 
     subscript(key: _RowKey) -> AnyObject? {
-        get { tables[key.table]?[key.id]?.model }
+        get { tables[key.table]?[key.id] }
         set {
             if let newValue {
-                withTable(key.table, adding: 1) { $0[key.id] = _WeakModel(newValue) }
+                rows(key.table).set(newValue, for: key.id)
             } else {
-                tables[key.table]?[key.id] = nil
+                tables[key.table]?.remove(key.id)
             }
         }
     }
 
-    /// Runs `body` with the map of `table`, about to grow by up to `adding` entries.
-    mutating func withTable<R>(_ table: String, adding: Int, _ body: (inout [Int64: _WeakModel]) throws -> R) rethrows -> R {
-        sweep(table, adding: adding)
-        return try body(&tables[table, default: [:]])
-    }
-
-    private mutating func sweep(_ table: String, adding: Int) {
-        let count = tables[table]?.count ?? 0
-        if count >= 2 * max(swept[table] ?? 0, 1024) {
-            let dead = tables[table]?.compactMap { $0.value.model == nil ? $0.key : nil } ?? []
-            for id in dead { tables[table]?.removeValue(forKey: id) }
-            swept[table] = count - dead.count
+    /// The rows of `table` (made empty on first use), swept first if that is due.
+    mutating func rows(_ table: String) -> _RowMap {
+        if let rows = tables[table] {
+            rows.sweepIfDue()
+            return rows
         }
-        tables[table, default: [:]].reserveCapacity(count + adding)
+        let rows = _RowMap()
+        tables[table] = rows
+        return rows
     }
 
     /// The number of entries of `table` (live or not yet swept).
@@ -744,11 +726,142 @@ struct _IdentityMap {
     var live: [(key: _RowKey, model: AnyObject)] {
         var all: [(key: _RowKey, model: AnyObject)] = []
         for (table, rows) in tables {
-            for (id, entry) in rows {
-                if let model = entry.model { all.append((_RowKey(table: table, id: id), model)) }
-            }
+            rows.forEachLive { id, model in all.append((_RowKey(table: table, id: id), model)) }
         }
         return all
+    }
+}
+
+/// The live models of one table's rows, held weakly, by id: in pages of 64 consecutive ids.
+///
+/// Row ids are mostly dense and ascending (SQLite gives a new row the largest id plus one), so
+/// a page is looked up once for a run of rows (the last page used is kept), neighbouring rows
+/// share cache lines, and nothing is hashed per row: a `Dictionary` of ids, hashed and probed
+/// at random places for every row, cost about as much as everything else a 100,000-row insert
+/// does on the models. Sparse ids cost a page (512 bytes) each at worst.
+///
+/// Entries of freed models are swept out when the store next uses the map (an insert, a fetch,
+/// a load: never in the middle of one, whose own models are all alive) once it has doubled
+/// since the last sweep: amortised, and a long-running app that loads and drops rows keeps a
+/// map in proportion to what it holds.
+///
+/// Confined to the store's thread (and to the writer queue while that thread waits: see
+/// `_WhileWaiting`).
+final class _RowMap {
+    static let pageShift: Int64 = 6
+    static let pageSize = 64
+
+    /// 64 slots, for ids `number << 6 ..< (number + 1) << 6`.
+    final class Page {
+        let slots: UnsafeMutablePointer<_WeakModel>
+        /// Bit `i` is set while slot `i` holds a reference (to a live model, or to a freed one
+        /// not yet swept).
+        var occupied: UInt64 = 0
+
+        init() {
+            slots = .allocate(capacity: _RowMap.pageSize)
+            slots.initialize(repeating: _WeakModel(nil), count: _RowMap.pageSize)
+        }
+
+        deinit {
+            slots.deinitialize(count: _RowMap.pageSize)
+            slots.deallocate()
+        }
+    }
+
+    private var pages: [Int64: Page] = [:]
+    /// The page used last, and its number.
+    private var lastNumber: Int64 = .min
+    private var lastPage: Page?
+    /// Slots holding a reference, in every page.
+    private(set) var count = 0
+    /// `count` after the last sweep.
+    private var swept = 0
+
+    init() {}
+
+    @inline(__always)
+    private func page(_ number: Int64) -> Page? {
+        if number == lastNumber { return lastPage }
+        guard let page = pages[number] else { return nil }
+        lastNumber = number
+        lastPage = page
+        return page
+    }
+
+    /// The live model of row `id`, if there is one.
+    subscript(id: Int64) -> AnyObject? {
+        page(id >> Self.pageShift)?.slots[Int(id & 63)].model
+    }
+
+    /// Makes `model` the live model of row `id`.
+    func set(_ model: AnyObject, for id: Int64) {
+        let number = id >> Self.pageShift
+        let page: Page
+        if let existing = self.page(number) {
+            page = existing
+        } else {
+            page = Page()
+            pages[number] = page
+            lastNumber = number
+            lastPage = page
+        }
+        let index = Int(id & 63)
+        let bit: UInt64 = 1 << UInt64(index)
+        if page.occupied & bit == 0 {
+            page.occupied |= bit
+            count += 1
+        }
+        page.slots[index] = _WeakModel(model)
+    }
+
+    /// Forgets row `id`.
+    func remove(_ id: Int64) {
+        guard let page = page(id >> Self.pageShift) else { return }
+        let index = Int(id & 63)
+        let bit: UInt64 = 1 << UInt64(index)
+        guard page.occupied & bit != 0 else { return }
+        page.slots[index] = _WeakModel(nil)
+        page.occupied &= ~bit
+        count -= 1
+    }
+
+    /// Calls `body` with each live model and its id.
+    func forEachLive(_ body: (Int64, AnyObject) -> Void) {
+        for (number, page) in pages {
+            var bits = page.occupied
+            while bits != 0 {
+                let index = bits.trailingZeroBitCount
+                bits &= bits - 1
+                if let model = page.slots[index].model { body(number << Self.pageShift | Int64(index), model) }
+            }
+        }
+    }
+
+    /// Sweeps if the map has doubled since the last sweep (and holds 2,048 entries or more).
+    func sweepIfDue() {
+        if count >= 2 * max(swept, 1024) { sweep() }
+    }
+
+    /// Drops the entries of freed models, and the pages left empty.
+    private func sweep() {
+        var emptied: [Int64] = []
+        for (number, page) in pages {
+            var bits = page.occupied
+            while bits != 0 {
+                let index = bits.trailingZeroBitCount
+                bits &= bits - 1
+                if page.slots[index].model == nil {
+                    page.occupied &= ~(1 << UInt64(index))
+                    count -= 1
+                }
+            }
+            if page.occupied == 0 { emptied.append(number) }
+        }
+        for number in emptied { pages[number] = nil }
+        lastNumber = .min
+        lastPage = nil
+        swept = count
     }
 }
 
@@ -932,19 +1045,15 @@ final class _Table: @unchecked Sendable {
     ///
     /// Runs on the writer queue while the models' thread waits (see `_WhileWaiting`).
     func materialize(
-        _ statement: Statement, live: inout [Int64: _WeakModel], into out: inout _FetchedModels, owner: UInt
+        _ statement: Statement, live: _RowMap, into out: inout _FetchedModels, owner: UInt
     ) throws(SQLiteError) {
         // Everything the loop uses is loaded once (no retain and release per row).
         let hook = liveHook!
         let makeModel = self.makeModel
-        // New models go into `live` at once while it has room; once it is full, their ids and
-        // positions in `out` are kept here and they go in at the end, which then grows once
-        // (growing it row by row would move its weak references again and again).
-        var made: [(id: Int64, position: Int)] = []
         try columns.withUnsafeBufferPointer { columns throws(SQLiteError) in
             while try statement.step() {
                 guard case .integer(let id) = try statement.value(at: 0) else { continue }
-                if let model = live[id]?.model {
+                if let model = live[id] {
                     out.append(model)
                     continue
                 }
@@ -962,17 +1071,10 @@ final class _Table: @unchecked Sendable {
                     registrar.rowID.store(id, ordering: .relaxed)
                     registrar.setPersistence(hook)
                 }
-                if made.isEmpty, live.count < live.capacity {
-                    live[id] = _WeakModel(model)
-                } else {
-                    made.append((id, out.count))
-                }
+                live.set(model, for: id)
                 out.append(model)
             }
         }
-        guard !made.isEmpty else { return }
-        live.reserveCapacity(live.count + made.count)
-        for (id, position) in made { live[id] = _WeakModel(out[position]) }
     }
 
     /// `error`, naming this table and the column at `position`.
