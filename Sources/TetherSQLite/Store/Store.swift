@@ -751,22 +751,29 @@ final class _RowMap {
     static let pageShift: Int64 = 6
     static let pageSize = 64
 
-    /// 64 slots, for ids `number << 6 ..< (number + 1) << 6`.
-    final class Page {
-        let slots: UnsafeMutablePointer<_WeakModel>
-        /// Bit `i` is set while slot `i` holds a reference (to a live model, or to a freed one
-        /// not yet swept).
-        var occupied: UInt64 = 0
+    /// One page: a word whose bit `i` is set while slot `i` holds a reference (to a live model,
+    /// or to a freed one not yet swept), then 64 slots, for ids `number << 6 ..< (number + 1) << 6`.
+    /// Raw memory rather than an object: finding a page and writing a slot retains nothing.
+    struct Page {
+        let base: UnsafeMutableRawPointer
 
-        init() {
-            slots = .allocate(capacity: _RowMap.pageSize)
-            slots.initialize(repeating: _WeakModel(nil), count: _RowMap.pageSize)
+        static let slotsOffset = 8
+        static let byteCount = slotsOffset + _RowMap.pageSize * MemoryLayout<_WeakModel>.stride
+
+        static func make() -> Page {
+            let base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 8)
+            base.initializeMemory(as: UInt64.self, repeating: 0, count: 1)
+            (base + slotsOffset).initializeMemory(as: _WeakModel.self, repeating: _WeakModel(nil), count: _RowMap.pageSize)
+            return Page(base: base)
         }
 
-        deinit {
+        func free() {
             slots.deinitialize(count: _RowMap.pageSize)
-            slots.deallocate()
+            base.deallocate()
         }
+
+        var occupied: UnsafeMutablePointer<UInt64> { base.assumingMemoryBound(to: UInt64.self) }
+        var slots: UnsafeMutablePointer<_WeakModel> { (base + Self.slotsOffset).assumingMemoryBound(to: _WeakModel.self) }
     }
 
     private var pages: [Int64: Page] = [:]
@@ -779,6 +786,10 @@ final class _RowMap {
     private var swept = 0
 
     init() {}
+
+    deinit {
+        for page in pages.values { page.free() }
+    }
 
     @inline(__always)
     private func page(_ number: Int64) -> Page? {
@@ -801,18 +812,18 @@ final class _RowMap {
         if let existing = self.page(number) {
             page = existing
         } else {
-            page = Page()
+            page = Page.make()
             pages[number] = page
             lastNumber = number
             lastPage = page
         }
         let index = Int(id & 63)
         let bit: UInt64 = 1 << UInt64(index)
-        if page.occupied & bit == 0 {
-            page.occupied |= bit
+        if page.occupied.pointee & bit == 0 {
+            page.occupied.pointee |= bit
             count += 1
         }
-        page.slots[index] = _WeakModel(model)
+        page.slots[index].model = model
     }
 
     /// Forgets row `id`.
@@ -820,16 +831,16 @@ final class _RowMap {
         guard let page = page(id >> Self.pageShift) else { return }
         let index = Int(id & 63)
         let bit: UInt64 = 1 << UInt64(index)
-        guard page.occupied & bit != 0 else { return }
-        page.slots[index] = _WeakModel(nil)
-        page.occupied &= ~bit
+        guard page.occupied.pointee & bit != 0 else { return }
+        page.slots[index].model = nil
+        page.occupied.pointee &= ~bit
         count -= 1
     }
 
     /// Calls `body` with each live model and its id.
     func forEachLive(_ body: (Int64, AnyObject) -> Void) {
         for (number, page) in pages {
-            var bits = page.occupied
+            var bits = page.occupied.pointee
             while bits != 0 {
                 let index = bits.trailingZeroBitCount
                 bits &= bits - 1
@@ -847,18 +858,19 @@ final class _RowMap {
     private func sweep() {
         var emptied: [Int64] = []
         for (number, page) in pages {
-            var bits = page.occupied
+            var bits = page.occupied.pointee
             while bits != 0 {
                 let index = bits.trailingZeroBitCount
                 bits &= bits - 1
                 if page.slots[index].model == nil {
-                    page.occupied &= ~(1 << UInt64(index))
+                    page.slots[index].model = nil      // lets the freed model's side table go
+                    page.occupied.pointee &= ~(1 << UInt64(index))
                     count -= 1
                 }
             }
-            if page.occupied == 0 { emptied.append(number) }
+            if page.occupied.pointee == 0 { emptied.append(number) }
         }
-        for number in emptied { pages[number] = nil }
+        for number in emptied { pages.removeValue(forKey: number)?.free() }
         lastNumber = .min
         lastPage = nil
         swept = count
