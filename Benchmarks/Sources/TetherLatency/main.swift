@@ -504,6 +504,28 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "time-w5a" {
     exit(0)
 }
 
+/// `profile-w5a-hand`: W5a's hand-written peer, `didSet { onChange?(x) }`.
+final class ProfileHandCounter {
+    var x = 0 { didSet { onChange?(x) } }
+    var onChange: ((Int) -> Void)?
+}
+
+@inline(never)
+func makeProfileHandCounter(_ sink: @escaping (Int) -> Void) -> ProfileHandCounter {
+    let counter = ProfileHandCounter()
+    counter.onChange = sink
+    return counter
+}
+
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "profile-w5a-hand" {
+    let count = Int(CommandLine.arguments[2])!
+    let received = Atomic<Int>(0)
+    let counter = makeProfileHandCounter { received.add($0, ordering: .relaxed) }
+    for i in 0..<count { counter.x = i &+ 1 }
+    print("sets", count, "sum", received.load(ordering: .relaxed))
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-fetch" {
     // For profilers: load 100,000 rows as models into a fresh store, 10 times (not part of the tables).
     let path = temporaryDatabase("profile-fetch")
