@@ -8,17 +8,17 @@ private final class Row {
 }
 
 /// The identity map's per-table structure: weak references to live models, by id, in pages of
-/// 64 consecutive ids.
+/// 16 consecutive ids.
 @Suite("Identity map: the rows of one table")
 struct RowMapTests {
     @Test func idsAnywhereInInt64FindTheirOwnModel() {
         let map = _RowMap()
-        let ids: [Int64] = [1, 2, 63, 64, 65, 1_000_000, -1, -64, -65, 0, .max, .min, .max - 63]
+        let ids: [Int64] = [1, 2, 15, 16, 17, 63, 64, 65, 1_000_000, -1, -16, -17, 0, .max, .min, .max - 15]
         let rows = ids.map(Row.init)
         for row in rows { map.set(row, for: row.id) }
         #expect(map.count == ids.count)
         for row in rows { #expect(map[row.id] === row, "id \(row.id)") }
-        for missing: Int64 in [3, 62, 66, 999_999, -2, .max - 1, .min + 1] { #expect(map[missing] == nil, "id \(missing)") }
+        for missing: Int64 in [3, 14, 18, 62, 66, 999_999, -2, -15, .max - 1, .min + 1] { #expect(map[missing] == nil, "id \(missing)") }
         var seen: [Int64: ObjectIdentifier] = [:]
         map.forEachLive { id, model in seen[id] = ObjectIdentifier(model) }
         #expect(seen == Dictionary(uniqueKeysWithValues: rows.map { ($0.id, ObjectIdentifier($0)) }))
@@ -55,8 +55,10 @@ struct RowMapTests {
         let map = identity.rows("T")                // the next use sweeps (3,000 >= 2 x 1,024)
         #expect(identity.entryCount("T") == 0)
         #expect(map[1] == nil)
-        map.set(kept, for: kept.id)
+        map.set(kept, for: kept.id)                 // on a page the sweep emptied, reused
         #expect(identity.live.map(\.key) == [_RowKey(table: "T", id: 5_000)])
+        #expect(map[5_001] == nil && map[4_999] == nil && map[5_000] === kept)
+        #expect(identity.entryCount("T") == 1)
         withExtendedLifetime(kept) {}
     }
 

@@ -732,13 +732,14 @@ struct _IdentityMap {
     }
 }
 
-/// The live models of one table's rows, held weakly, by id: in pages of 64 consecutive ids.
+/// The live models of one table's rows, held weakly, by id: in pages of 16 consecutive ids.
 ///
 /// Row ids are mostly dense and ascending (SQLite gives a new row the largest id plus one), so
 /// a page is looked up once for a run of rows (the last page used is kept), neighbouring rows
-/// share cache lines, and nothing is hashed per row: a `Dictionary` of ids, hashed and probed
-/// at random places for every row, cost about as much as everything else a 100,000-row insert
-/// does on the models. Sparse ids cost a page (512 bytes) each at worst.
+/// share cache lines, and nothing is hashed per row. (With a `Dictionary` of ids, every row
+/// hashed and probed at a random place of a table of megabytes, entering 100,000 new models
+/// took about 20 of the 75 ms that `TetherLatency profile-insert` measured for the insert.)
+/// Sparse ids cost a page (136 bytes) each at worst.
 ///
 /// Entries of freed models are swept out when the store next uses the map (an insert, a fetch,
 /// a load: never in the middle of one, whose own models are all alive) once it has doubled
@@ -748,11 +749,11 @@ struct _IdentityMap {
 /// Confined to the store's thread (and to the writer queue while that thread waits: see
 /// `_WhileWaiting`).
 final class _RowMap {
-    static let pageShift: Int64 = 6
-    static let pageSize = 64
+    static let pageShift: Int64 = 4
+    static let pageSize = 16
 
     /// One page: a word whose bit `i` is set while slot `i` holds a reference (to a live model,
-    /// or to a freed one not yet swept), then 64 slots, for ids `number << 6 ..< (number + 1) << 6`.
+    /// or to a freed one not yet swept), then 16 slots, for ids `number << 4 ..< (number + 1) << 4`.
     /// Raw memory rather than an object: finding a page and writing a slot retains nothing.
     struct Page {
         let base: UnsafeMutableRawPointer
@@ -777,6 +778,10 @@ final class _RowMap {
     }
 
     private var pages: [Int64: Page] = [:]
+    /// The pages the last sweep emptied, for new pages until the next sweep (which frees those
+    /// still unused): loads scattered over a table would otherwise allocate a page for most
+    /// rows, and free it at the next sweep.
+    private var spare: [Page] = []
     /// The page used last, and its number.
     private var lastNumber: Int64 = .min
     private var lastPage: Page?
@@ -789,6 +794,7 @@ final class _RowMap {
 
     deinit {
         for page in pages.values { page.free() }
+        for page in spare { page.free() }
     }
 
     @inline(__always)
@@ -802,7 +808,7 @@ final class _RowMap {
 
     /// The live model of row `id`, if there is one.
     subscript(id: Int64) -> AnyObject? {
-        page(id >> Self.pageShift)?.slots[Int(id & 63)].model
+        page(id >> Self.pageShift)?.slots[Int(id & 15)].model
     }
 
     /// Makes `model` the live model of row `id`.
@@ -812,12 +818,12 @@ final class _RowMap {
         if let existing = self.page(number) {
             page = existing
         } else {
-            page = Page.make()
+            page = spare.popLast() ?? Page.make()
             pages[number] = page
             lastNumber = number
             lastPage = page
         }
-        let index = Int(id & 63)
+        let index = Int(id & 15)
         let bit: UInt64 = 1 << UInt64(index)
         if page.occupied.pointee & bit == 0 {
             page.occupied.pointee |= bit
@@ -829,7 +835,7 @@ final class _RowMap {
     /// Forgets row `id`.
     func remove(_ id: Int64) {
         guard let page = page(id >> Self.pageShift) else { return }
-        let index = Int(id & 63)
+        let index = Int(id & 15)
         let bit: UInt64 = 1 << UInt64(index)
         guard page.occupied.pointee & bit != 0 else { return }
         page.slots[index].model = nil
@@ -854,8 +860,11 @@ final class _RowMap {
         if count >= 2 * max(swept, 1024) { sweep() }
     }
 
-    /// Drops the entries of freed models, and the pages left empty.
+    /// Drops the entries of freed models, and the pages left empty (kept as spares until the
+    /// next sweep).
     private func sweep() {
+        for page in spare { page.free() }
+        spare.removeAll(keepingCapacity: true)
         var emptied: [Int64] = []
         for (number, page) in pages {
             var bits = page.occupied.pointee
@@ -870,7 +879,10 @@ final class _RowMap {
             }
             if page.occupied.pointee == 0 { emptied.append(number) }
         }
-        for number in emptied { pages.removeValue(forKey: number)?.free() }
+        for number in emptied {
+            // An emptied page's slots are all empty weak references again: reusable as it is.
+            if let page = pages.removeValue(forKey: number) { spare.append(page) }
+        }
         lastNumber = .min
         lastPage = nil
         swept = count
