@@ -750,7 +750,9 @@ struct _IdentityMap {
 /// `_WhileWaiting`).
 final class _RowMap {
     static let pageShift: Int64 = 4
-    static let pageSize = 16
+    static let pageSize = 1 << Int(pageShift)
+    /// An id's slot in its page.
+    static let slotMask = Int64(pageSize - 1)
 
     /// One page: a word whose bit `i` is set while slot `i` holds a reference (to a live model,
     /// or to a freed one not yet swept), then 16 slots, for ids `number << 4 ..< (number + 1) << 4`.
@@ -808,7 +810,7 @@ final class _RowMap {
 
     /// The live model of row `id`, if there is one.
     subscript(id: Int64) -> AnyObject? {
-        page(id >> Self.pageShift)?.slots[Int(id & 15)].model
+        page(id >> Self.pageShift)?.slots[Int(id & Self.slotMask)].model
     }
 
     /// Makes `model` the live model of row `id`.
@@ -823,7 +825,7 @@ final class _RowMap {
             lastNumber = number
             lastPage = page
         }
-        let index = Int(id & 15)
+        let index = Int(id & Self.slotMask)
         let bit: UInt64 = 1 << UInt64(index)
         if page.occupied.pointee & bit == 0 {
             page.occupied.pointee |= bit
@@ -835,7 +837,7 @@ final class _RowMap {
     /// Forgets row `id`.
     func remove(_ id: Int64) {
         guard let page = page(id >> Self.pageShift) else { return }
-        let index = Int(id & 15)
+        let index = Int(id & Self.slotMask)
         let bit: UInt64 = 1 << UInt64(index)
         guard page.occupied.pointee & bit != 0 else { return }
         page.slots[index].model = nil
