@@ -96,7 +96,9 @@ final class _StoredSource<M: Model, V>: @unchecked Sendable {
 
     /// The same, for `subscribe(next:error:completed:)` (see `Signal._runDirect`): each value
     /// goes straight to the subscriber (one closure and the building of an `Event` less per
-    /// change).
+    /// change). Written out rather than shared with `run(_:_:)` through `_ComputedOutput`:
+    /// sharing made each change go through one more forwarding thunk (W5a, 2 instructions more
+    /// per set).
     @inlinable
     func run(_ terminal: _TerminalSubscriber<V, Never>) {
         guard let model else {
@@ -158,30 +160,26 @@ final class _ComputedSource<M: Model, V, Same: _Sameness>: @unchecked Sendable w
     /// Starts a subscription through its sink.
     @inlinable
     func run(_ sink: @escaping @Sendable (Event<V, Never>) -> Void, _ lifetime: CompoundDisposable) {
-        guard let model else {
-            sink(.completed)
-            return
-        }
-        _checkOwner(model._$registrar, M.self, keyPath)
-        let observation = _ComputedObservation<M, V, Same, _SinkOutput<V>>(model: model, get: get, output: _SinkOutput(sink: sink))
-        _tieToModel(model._$registrar, lifetime, ending: { sink(.completed) }, cancel: { observation.cancel() })
-        observation.recompute()
+        start(_SinkOutput(sink: sink), lifetime)
     }
 
     /// The same, for `subscribe(next:error:completed:)`: values go straight to the subscriber.
     @inlinable
     func run(_ terminal: _TerminalSubscriber<V, Never>) {
+        start(_TerminalOutput(terminal: terminal), terminal.lifetime)
+    }
+
+    /// Both: observes the property for `output` until `lifetime` ends, starting with its
+    /// current value.
+    @inlinable
+    func start<Output: _ComputedOutput>(_ output: Output, _ lifetime: CompoundDisposable) where Output.Value == V {
         guard let model else {
-            terminal.receive(.completed)
+            output.complete()
             return
         }
         _checkOwner(model._$registrar, M.self, keyPath)
-        let observation = _ComputedObservation<M, V, Same, _TerminalOutput<V>>(
-            model: model, get: get, output: _TerminalOutput(terminal: terminal)
-        )
-        _tieToModel(
-            model._$registrar, terminal.lifetime, ending: { terminal.receive(.completed) }, cancel: { observation.cancel() }
-        )
+        let observation = _ComputedObservation<M, V, Same, Output>(model: model, get: get, output: output)
+        _tieToModel(model._$registrar, lifetime, ending: { output.complete() }, cancel: { observation.cancel() })
         observation.recompute()
     }
 }
@@ -226,12 +224,14 @@ enum _NeverEqual<Value>: _Sameness {
     @inlinable static func same(_: Value, _: Value) -> Bool { false }
 }
 
-/// Where a computed observer sends its values: a type parameter of the observer, so that the
-/// sending is specialised and inlined with it.
+/// Where a computed observation sends its values and its completion: the subscription's sink,
+/// or its subscriber. A type parameter of the observer, so that the sending is specialised and
+/// inlined with it.
 @usableFromInline
 protocol _ComputedOutput: Sendable {
     associatedtype Value
     func send(_ value: Value)
+    func complete()
 }
 
 /// Sends values to the subscription's sink (the next stage).
@@ -240,6 +240,7 @@ struct _SinkOutput<Value>: _ComputedOutput {
     @usableFromInline let sink: @Sendable (Event<Value, Never>) -> Void
     @inlinable init(sink: @escaping @Sendable (Event<Value, Never>) -> Void) { self.sink = sink }
     @inlinable func send(_ value: Value) { sink(.next(value)) }
+    @inlinable func complete() { sink(.completed) }
 }
 
 /// Sends values straight to the subscriber (see `Signal._runDirect`).
@@ -248,6 +249,7 @@ struct _TerminalOutput<Value>: _ComputedOutput {
     @usableFromInline let terminal: _TerminalSubscriber<Value, Never>
     @inlinable init(terminal: _TerminalSubscriber<Value, Never>) { self.terminal = terminal }
     @inlinable func send(_ value: Value) { terminal.receiveNext(value) }
+    @inlinable func complete() { terminal.receive(.completed) }
 }
 
 /// Carries a non-Sendable value into a `@Sendable` closure.
