@@ -210,6 +210,13 @@ public final class ModelRegistrar: Sendable {
     @inlinable @inline(__always)
     public func access<M: Model, V>(_ model: M, index: Int, _ keyPath: @autoclosure () -> KeyPath<M, V>) {
         if flags.readsIdle { return }
+        if _recordExpectedRead(index) { return }
+        _accessSlow(model, index: index, keyPath)
+    }
+
+    /// The rest of `access`: a read that is not an evaluation's expected one.
+    @usableFromInline @inline(never)
+    func _accessSlow<M: Model, V>(_ model: M, index: Int, _ keyPath: () -> KeyPath<M, V>) {
         if _recordRead(index) { return }
         _bridgeRead(model, index: index, keyPath)
     }

@@ -341,9 +341,9 @@ where Same.Value == V, Output.Value == V {
             recorder.needsEvaluation = true
             return
         }
-        recorder.begin()
+        let evaluation = recorder.begin()
         var value = get(model)
-        if recorder.end() { commitDependencies() }
+        if recorder.end(evaluation) { commitDependencies() }
         if recorder.needsEvaluation { value = evaluateAgain(model) }
         if let last, Same.same(last, value) { return }
         last = value
@@ -359,9 +359,9 @@ where Same.Value == V, Output.Value == V {
             rounds += 1
             precondition(rounds <= 1_000, "Tether: the getter observed as \(M.self) -> \(V.self) changes what it reads on every evaluation")
             recorder.needsEvaluation = false
-            recorder.begin()
+            let evaluation = recorder.begin()
             value = get(model)
-            if recorder.end() { commitDependencies() }
+            if recorder.end(evaluation) { commitDependencies() }
         } while recorder.needsEvaluation
         return value
     }

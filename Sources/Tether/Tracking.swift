@@ -1,4 +1,7 @@
-internal import CTetherThread
+// Public: tracked reads and evaluations, inlined into the code that uses models, reach the
+// calling thread's tracking state through the C thread-local variable (`tether_tracking_state_get`);
+// nothing in it is meant to be called from outside Tether.
+public import CTetherThread
 import Synchronization
 
 #if canImport(Glibc)
@@ -90,25 +93,26 @@ struct _TrackingState {
     /// The recording of the innermost evaluation running on this thread (each evaluation puts
     /// back the one it interrupted when it ends). Its recorder is kept alive by the evaluation's
     /// caller.
-    var recording: UnsafeMutablePointer<_Recording>?
+    /// Nil while Tether reads properties for itself (`_quietly` puts it aside).
+    @usableFromInline var recording: UnsafeMutablePointer<_Recording>?
     /// Above zero while Tether reads properties for itself (see `_quietly`).
-    var quietDepth = 0
+    @usableFromInline var quietDepth = 0
     /// Whether this thread counts in `_TetherFlags.reads`.
-    var holding = false
+    @usableFromInline var holding = false
     /// The context this state belongs to (unretained: the context owns this block while the
     /// thread lives).
-    var context: Unmanaged<_ThreadContext>?
+    @usableFromInline var context: Unmanaged<_ThreadContext>?
 }
 
 extension UnsafeMutablePointer where Pointee == _TrackingState {
     /// Makes sure this thread holds tracking before a tracking section starts (the section's
     /// reads must report themselves).
-    @inline(__always)
+    @inlinable @inline(__always)
     func hold(_ flags: _TetherFlags) {
         if _slowPath(!pointee.holding) { takeHold(flags) }
     }
 
-    @inline(never)
+    @usableFromInline @inline(never)
     func takeHold(_ flags: _TetherFlags) {
         flags.reads.wrappingAdd(2, ordering: .relaxed)
         pointee.holding = true
@@ -132,7 +136,7 @@ extension UnsafeMutablePointer where Pointee == _TrackingState {
 @usableFromInline
 final class _ThreadContext {
     /// The thread's tracking state (freed with the context).
-    let tracking: UnsafeMutablePointer<_TrackingState>
+    @usableFromInline let tracking: UnsafeMutablePointer<_TrackingState>
     @exclusivity(unchecked) var transactionDepth = 0
     @exclusivity(unchecked) var transactionChanges: [_RecordedChange] = []
     @exclusivity(unchecked) var batchDepth = 0
@@ -162,8 +166,8 @@ final class _ThreadContext {
         return make()
     }
 
-    @inline(never)
-    private static func make() -> _ThreadContext {
+    @usableFromInline @inline(never)
+    static func make() -> _ThreadContext {
         let context = _ThreadContext()
         _ = Unmanaged.passRetained(context)
         pthread_setspecific(key, context.tracking)
@@ -179,14 +183,14 @@ final class _ThreadContext {
     // MARK: Tracking state: evaluations and Tether's own reads
 
     /// This thread's tracking state, created on first use (the thread keeps it alive).
-    @inline(__always)
+    @inlinable @inline(__always)
     static func currentTracking() -> UnsafeMutablePointer<_TrackingState> {
         if let tracking = existingTracking() { return tracking }
         return make().tracking
     }
 
     /// This thread's tracking state if it has a context.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func existingTracking() -> UnsafeMutablePointer<_TrackingState>? {
         tether_tracking_state_get()?.assumingMemoryBound(to: _TrackingState.self)
     }
@@ -243,26 +247,43 @@ protocol _Recomputable: AnyObject {
 /// dependency recorder.
 @inlinable
 func _quietly<R>(_ body: () -> R) -> R {
-    _beginQuiet()
-    defer { _endQuiet() }
+    let interrupted = _beginQuiet()
+    defer { _endQuiet(interrupted) }
     return body()
 }
 
+/// Starts a section of Tether's own reads: puts the recording of an enclosing evaluation aside
+/// (so that a read finds none, and goes to `_recordRead`, which finds the section) and returns
+/// it, for `_endQuiet`.
 @usableFromInline
-func _beginQuiet() {
+func _beginQuiet() -> UnsafeMutablePointer<_Recording>? {
     let flags = _TetherFlags.shared
     let tracking = _ThreadContext.currentTracking()
     tracking.hold(flags)
     tracking.pointee.quietDepth += 1
+    let interrupted = tracking.pointee.recording
+    tracking.pointee.recording = nil
+    return interrupted
 }
 
 @usableFromInline
-func _endQuiet() {
+func _endQuiet(_ interrupted: UnsafeMutablePointer<_Recording>?) {
     let tracking = _ThreadContext.currentTracking()
     tracking.pointee.quietDepth -= 1
+    tracking.pointee.recording = interrupted
 }
 
 extension ModelRegistrar {
+    /// Records a read of property `index` in the evaluation running on this thread, if there
+    /// is one and the read is the one its last evaluation made at this point (nearly always):
+    /// returns false otherwise (the caller goes on to `_recordRead`). Inlined into getters:
+    /// one thread-local load and a comparison.
+    @inlinable @inline(__always)
+    func _recordExpectedRead(_ index: Int) -> Bool {
+        guard let recording = _ThreadContext.existingTracking()?.pointee.recording else { return false }
+        return recording.pointee.recordExpected(self, index)
+    }
+
     /// Records a read made by Tether itself (a computed property's evaluation, or a read inside
     /// `_quietly`): returns true if the read was Tether's, which Observation must not hear of
     /// (its `withObservationTracking` did not make it). A read outside any section on a thread
@@ -300,32 +321,45 @@ struct _DependencyKey: Equatable {
 struct _Recording {
     /// What the last committed evaluation read, in order: `expectedCount` keys in memory
     /// owned by the recorder, replaced only by `commit` (never during an evaluation).
-    var expected: UnsafeMutablePointer<_DependencyKey>?
-    var expectedCount = 0
+    @usableFromInline var expected: UnsafeMutablePointer<_DependencyKey>?
+    @usableFromInline var expectedCount = 0
     /// How many keys `expected`'s memory holds.
     var expectedCapacity = 0
     /// How many reads of the running evaluation matched `expected`, in order.
-    var matched = 0
+    @usableFromInline var matched = 0
+    /// How many of `expected`'s keys the running evaluation may still match: `expectedCount`,
+    /// or 0 once it diverged (one comparison per read tells both).
+    @usableFromInline var following = 0
     /// Whether the running evaluation stopped following `expected`.
-    var diverged = false
+    @usableFromInline var diverged = false
+    /// Whether an evaluation is running (between `begin()` and `end(_:)`).
+    @usableFromInline var evaluating = false
     /// The recorder (unretained: it owns this memory).
-    let recorder: Unmanaged<_DependencyRecorder>
+    @usableFromInline let recorder: Unmanaged<_DependencyRecorder>
 
     init(recorder: Unmanaged<_DependencyRecorder>) { self.recorder = recorder }
 
     /// The keys of the last committed evaluation.
     var expectedKeys: UnsafeBufferPointer<_DependencyKey> { UnsafeBufferPointer(start: expected, count: expectedCount) }
 
+    /// Records the read if it is the one the last evaluation made at this point; returns false
+    /// (and records nothing) otherwise.
+    @inlinable @inline(__always)
+    mutating func recordExpected(_ registrar: ModelRegistrar, _ index: Int) -> Bool {
+        guard matched < following,
+              expected.unsafelyUnwrapped[matched] == _DependencyKey(registrar: ObjectIdentifier(registrar), index: index)
+        else { return false }
+        matched &+= 1
+        return true
+    }
+
     /// Records one read of the running evaluation: most often the read the last evaluation
     /// made at this point, a comparison.
     @inline(__always)
     mutating func record(_ registrar: ModelRegistrar, _ index: Int) {
-        if !diverged, matched < expectedCount,
-           expected.unsafelyUnwrapped[matched] == _DependencyKey(registrar: ObjectIdentifier(registrar), index: index) {
-            matched &+= 1
-            return
-        }
+        if recordExpected(registrar, index) { return }
         diverged = true
+        following = 0
         recorder._withUnsafeGuaranteedRef { $0.recordOther(registrar, index) }
     }
 }
@@ -355,23 +389,18 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// The reads that did not match `expected`, with their registrars (kept alive until
     /// `commit` observes them).
     @exclusivity(unchecked) private var fresh: [(registrar: ModelRegistrar, index: Int)] = []
-    /// Whether `expected`'s identities cannot be trusted for this evaluation (see `invalidate`).
+    /// Whether `expected`'s identities cannot be trusted for this evaluation (see `invalidate`);
+    /// set by `begin()`, cleared by `commit`.
     @exclusivity(unchecked) private var rebuilding = false
-    /// While evaluating: the thread's tracking state, the recording this evaluation
-    /// interrupted, and the thread's count of Tether's own reads, put aside (an evaluation
-    /// records its reads even if it started inside `_quietly`).
-    @exclusivity(unchecked) @usableFromInline var context: UnsafeMutablePointer<_TrackingState>?
-    @exclusivity(unchecked) private var interrupted: UnsafeMutablePointer<_Recording>?
-    @exclusivity(unchecked) private var savedQuietDepth = 0
     /// Removes the observer of each dependency of `expected`, in the same order; nil once
     /// cancelled.
     private let removals = _Locked<[any Disposable]?>([])
     @usableFromInline let cancelledFlag = Atomic<Bool>(false)
     /// Set when a model we depend on was freed: its registrar's address may be reused by
     /// another model, so the next evaluation observes everything it reads anew.
-    private let invalidated = Atomic<Bool>(false)
+    @usableFromInline let invalidated = Atomic<Bool>(false)
 
-    private let flags = _TetherFlags.shared
+    @usableFromInline let flags = _TetherFlags.shared
 
     @usableFromInline init() {
         recording = .allocate(capacity: 1)
@@ -385,7 +414,7 @@ final class _DependencyRecorder: @unchecked Sendable {
     }
 
     /// Whether an evaluation is running (between `begin()` and `end()`).
-    @inlinable var isEvaluating: Bool { context != nil }
+    @inlinable var isEvaluating: Bool { recording.pointee.evaluating }
     /// Set when a dependency changed during the evaluation (the getter wrote a property it
     /// reads): the observer evaluates again once the current evaluation is over.
     @exclusivity(unchecked) @usableFromInline var needsEvaluation = false
@@ -407,37 +436,45 @@ final class _DependencyRecorder: @unchecked Sendable {
         fresh.append((registrar, index))
     }
 
-    /// Starts an evaluation on the calling thread: reads are recorded until `end()`.
-    @usableFromInline
-    func begin() {
+    /// Starts an evaluation on the calling thread: reads are recorded until `end(_:)`, which
+    /// takes what this returns. Inlined into the evaluation, with `end(_:)`: what they put
+    /// aside stays in registers.
+    @inlinable @inline(__always)
+    func begin() -> _Evaluation {
         let recording = self.recording
         recording.pointee.matched = 0
+        recording.pointee.following = recording.pointee.expectedCount
         recording.pointee.diverged = false
-        rebuilding = false
-        if invalidated.load(ordering: .acquiring) {
-            invalidated.store(false, ordering: .relaxed)
-            recording.pointee.diverged = true
-            rebuilding = true
-        }
+        recording.pointee.evaluating = true
+        if _slowPath(invalidated.load(ordering: .acquiring)) { rebuild() }
         let tracking = _ThreadContext.currentTracking()
-        context = tracking
         tracking.hold(flags)
-        interrupted = tracking.pointee.recording
-        savedQuietDepth = tracking.pointee.quietDepth
+        let evaluation = _Evaluation(
+            tracking: tracking, interrupted: tracking.pointee.recording, quietDepth: tracking.pointee.quietDepth
+        )
         tracking.pointee.quietDepth = 0
         tracking.pointee.recording = recording
+        return evaluation
     }
 
-    /// Ends the evaluation; returns true if it read other properties than the last one
-    /// (`commit` must then run).
-    @usableFromInline
-    func end() -> Bool {
-        if let tracking = context {
-            tracking.pointee.recording = interrupted
-            tracking.pointee.quietDepth = savedQuietDepth
-        }
-        context = nil
-        interrupted = nil
+    /// A model this recorder depended on was freed: this evaluation observes everything it
+    /// reads anew (see `invalidate`).
+    @usableFromInline @inline(never)
+    func rebuild() {
+        invalidated.store(false, ordering: .relaxed)
+        recording.pointee.diverged = true
+        recording.pointee.following = 0
+        rebuilding = true
+    }
+
+    /// Ends the evaluation `begin()` started; returns true if it read other properties than
+    /// the last one (`commit` must then run).
+    @inlinable @inline(__always)
+    func end(_ evaluation: _Evaluation) -> Bool {
+        evaluation.tracking.pointee.recording = evaluation.interrupted
+        evaluation.tracking.pointee.quietDepth = evaluation.quietDepth
+        let recording = self.recording
+        recording.pointee.evaluating = false
         return recording.pointee.diverged || recording.pointee.matched != recording.pointee.expectedCount
     }
 
@@ -446,7 +483,10 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// for each new one, and removes the others.
     @usableFromInline
     func commit(makeObserver: (ModelRegistrar) -> _SlotObserver) {
-        defer { fresh.removeAll(keepingCapacity: true) }
+        defer {
+            fresh.removeAll(keepingCapacity: true)
+            rebuilding = false
+        }
         guard let old = removals.withLock({ $0 }) else { return }   // cancelled
         let expected = recording.pointee.expectedKeys
         let matched = recording.pointee.matched
@@ -502,6 +542,22 @@ final class _DependencyRecorder: @unchecked Sendable {
             return removals ?? []
         }
         for removal in removed { removal.dispose() }
+    }
+}
+
+/// What an evaluation put aside on its thread (see `_DependencyRecorder.begin()`): the thread's
+/// tracking state, the recording of the evaluation it interrupted, and the thread's count of
+/// Tether's own reads (an evaluation records its reads even if it started inside `_quietly`).
+@usableFromInline
+struct _Evaluation {
+    @usableFromInline let tracking: UnsafeMutablePointer<_TrackingState>
+    @usableFromInline let interrupted: UnsafeMutablePointer<_Recording>?
+    @usableFromInline let quietDepth: Int
+    @inlinable
+    init(tracking: UnsafeMutablePointer<_TrackingState>, interrupted: UnsafeMutablePointer<_Recording>?, quietDepth: Int) {
+        self.tracking = tracking
+        self.interrupted = interrupted
+        self.quietDepth = quietDepth
     }
 }
 

@@ -8,6 +8,10 @@ import SwiftSyntaxMacros
 /// - accessor role: turns the property into a computed one with an `init` accessor (so it
 ///   can still be initialized in `init`, or by its initial value), a `get` that reports the
 ///   access to the registrar and a `set` that brackets the write with `willSet`/`didSet`;
+///   the `get` is always inlined: its fast path (no tracking: three loads; inside a computed
+///   property's evaluation: the read compared with the last evaluation's) is smaller than a
+///   call, and the optimizer, left to itself, kept it out of line once it held the comparison
+///   (W5d: 31 instructions more per update);
 /// - peer role: adds the private backing storage `_name`, keeping the property's type
 ///   annotation and initial value.
 ///
@@ -61,7 +65,7 @@ extension ModelTrackedMacro: AccessorMacro {
             }
             """
         let getAccessor: AccessorDeclSyntax = """
-            get {
+            @inline(__always) get {
                 _$registrar.access(self, index: \(index), \\.\(identifier))
                 return \(raw: storage)
             }

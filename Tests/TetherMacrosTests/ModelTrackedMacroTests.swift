@@ -32,7 +32,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                     init(initialValue) {
                         _customer = initialValue
                     }
-                    get {
+                    @inline(__always) get {
                         _$registrar.access(self, index: 0, \.customer)
                         return _customer
                     }
@@ -52,7 +52,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                     init(initialValue) {
                         _quantity = initialValue
                     }
-                    get {
+                    @inline(__always) get {
                         _$registrar.access(self, index: 1, \.quantity)
                         return _quantity
                     }
@@ -72,7 +72,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                     init(initialValue) {
                         _discount = initialValue
                     }
-                    get {
+                    @inline(__always) get {
                         _$registrar.access(self, index: 2, \.discount)
                         return _discount
                     }
@@ -92,7 +92,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                     init(initialValue) {
                         _draftNote = initialValue
                     }
-                    get {
+                    @inline(__always) get {
                         _$registrar.access(self, index: 3, \.draftNote)
                         return _draftNote
                     }
@@ -138,7 +138,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                     init(initialValue) {
                         _name = initialValue
                     }
-                    get {
+                    @inline(__always) get {
                         _$registrar.access(self, index: 0, \.name)
                         return _name
                     }
@@ -158,7 +158,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                     init(initialValue) {
                         _nickname = initialValue
                     }
-                    get {
+                    @inline(__always) get {
                         _$registrar.access(self, index: 1, \.nickname)
                         return _nickname
                     }
@@ -178,7 +178,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                     init(initialValue) {
                         _tags = initialValue
                     }
-                    get {
+                    @inline(__always) get {
                         _$registrar.access(self, index: 2, \.tags)
                         return _tags
                     }
@@ -218,7 +218,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                     init(initialValue) {
                         _default = initialValue
                     }
-                    get {
+                    @inline(__always) get {
                         _$registrar.access(self, index: 4, \.`default`)
                         return _default
                     }
@@ -255,7 +255,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                     init(initialValue) {
                         _owner = initialValue
                     }
-                    get {
+                    @inline(__always) get {
                         _$registrar.access(self, index: 0, \.owner)
                         return _owner
                     }
