@@ -334,7 +334,7 @@ where Same.Value == V, Output.Value == V {
 
     /// Evaluates the getter, recording its reads, and sends the value if it changed. Not
     /// cancelled: the callers checked.
-    @inlinable
+    @inlinable @inline(__always)
     func evaluate(_ model: M) {
         if recorder.isEvaluating {
             // The getter itself changed a property it depends on: evaluate again when it returns.

@@ -303,13 +303,16 @@ extension ModelRegistrar {
 
 /// One dependency of a computed observer: a tracked property of some model, by identity.
 @usableFromInline
-struct _DependencyKey: Equatable {
+struct _DependencyKey: Equatable, Sendable {
     @usableFromInline let registrar: ObjectIdentifier
     @usableFromInline let index: Int
     @usableFromInline init(registrar: ObjectIdentifier, index: Int) {
         self.registrar = registrar
         self.index = index
     }
+
+    /// The end of a recording's keys: no read has a negative index, so none matches it.
+    static let end = _DependencyKey(registrar: ObjectIdentifier(_DependencyRecorder.self), index: -1)
 }
 
 /// What a running evaluation compares its reads with, and how far it got: the per-read state
@@ -319,38 +322,62 @@ struct _DependencyKey: Equatable {
 /// Touched only by the thread that evaluates.
 @usableFromInline
 struct _Recording {
-    /// What the last committed evaluation read, in order: `expectedCount` keys in memory
-    /// owned by the recorder, replaced only by `commit` (never during an evaluation).
-    @usableFromInline var expected: UnsafeMutablePointer<_DependencyKey>?
+    /// What the last committed evaluation read, in order: `expectedCount` keys, then
+    /// `_DependencyKey.end` (which no read matches), in memory owned by the recorder and
+    /// replaced only by `commit` (never during an evaluation).
+    @usableFromInline var expected: UnsafeMutablePointer<_DependencyKey>
     @usableFromInline var expectedCount = 0
-    /// How many keys `expected`'s memory holds.
-    var expectedCapacity = 0
-    /// How many reads of the running evaluation matched `expected`, in order.
-    @usableFromInline var matched = 0
-    /// How many of `expected`'s keys the running evaluation may still match: `expectedCount`,
-    /// or 0 once it diverged (one comparison per read tells both).
-    @usableFromInline var following = 0
+    /// How many keys (the end marker included) `expected`'s memory holds.
+    var expectedCapacity = 1
+    /// The key the running evaluation's next read is compared with: it moves along `expected`
+    /// while the reads match, and stays on the end marker once they stop matching (so a read
+    /// costs one comparison, whichever way it goes).
+    @usableFromInline var cursor: UnsafeMutablePointer<_DependencyKey>
     /// Whether the running evaluation stopped following `expected`.
     @usableFromInline var diverged = false
+    /// How many reads matched `expected` before the evaluation diverged.
+    var matchedBeforeDivergence = 0
     /// Whether an evaluation is running (between `begin()` and `end(_:)`).
     @usableFromInline var evaluating = false
     /// The recorder (unretained: it owns this memory).
     @usableFromInline let recorder: Unmanaged<_DependencyRecorder>
 
-    init(recorder: Unmanaged<_DependencyRecorder>) { self.recorder = recorder }
+    init(recorder: Unmanaged<_DependencyRecorder>) {
+        self.recorder = recorder
+        expected = .allocate(capacity: 1)
+        expected.initialize(to: .end)
+        cursor = expected
+    }
+
+    /// How many reads of the running evaluation matched `expected`, in order.
+    var matched: Int { diverged ? matchedBeforeDivergence : cursor - expected }
 
     /// The keys of the last committed evaluation.
     var expectedKeys: UnsafeBufferPointer<_DependencyKey> { UnsafeBufferPointer(start: expected, count: expectedCount) }
+
+    /// Starts following `expected` from its first key.
+    @inlinable @inline(__always)
+    mutating func start() {
+        cursor = expected
+        diverged = false
+    }
 
     /// Records the read if it is the one the last evaluation made at this point; returns false
     /// (and records nothing) otherwise.
     @inlinable @inline(__always)
     mutating func recordExpected(_ registrar: ModelRegistrar, _ index: Int) -> Bool {
-        guard matched < following,
-              expected.unsafelyUnwrapped[matched] == _DependencyKey(registrar: ObjectIdentifier(registrar), index: index)
-        else { return false }
-        matched &+= 1
+        let next = cursor
+        guard next.pointee.registrar == ObjectIdentifier(registrar), next.pointee.index == index else { return false }
+        cursor = next + 1
         return true
+    }
+
+    /// Stops following `expected`: the reads from here on are collected by the recorder.
+    mutating func diverge() {
+        guard !diverged else { return }
+        matchedBeforeDivergence = cursor - expected
+        diverged = true
+        cursor = expected + expectedCount
     }
 
     /// Records one read of the running evaluation: most often the read the last evaluation
@@ -358,8 +385,7 @@ struct _Recording {
     @inline(__always)
     mutating func record(_ registrar: ModelRegistrar, _ index: Int) {
         if recordExpected(registrar, index) { return }
-        diverged = true
-        following = 0
+        diverge()
         recorder._withUnsafeGuaranteedRef { $0.recordOther(registrar, index) }
     }
 }
@@ -408,7 +434,8 @@ final class _DependencyRecorder: @unchecked Sendable {
     }
 
     deinit {
-        recording.pointee.expected?.deallocate()
+        recording.pointee.expected.deinitialize(count: recording.pointee.expectedCount + 1)
+        recording.pointee.expected.deallocate()
         recording.deinitialize(count: 1)
         recording.deallocate()
     }
@@ -429,7 +456,7 @@ final class _DependencyRecorder: @unchecked Sendable {
         let key = _DependencyKey(registrar: ObjectIdentifier(registrar), index: index)
         // Read already: an earlier matched read, or a fresh one.
         let recording = self.recording
-        for position in 0..<recording.pointee.matched where recording.pointee.expected.unsafelyUnwrapped[position] == key {
+        for position in 0..<recording.pointee.matched where recording.pointee.expected[position] == key {
             return
         }
         for entry in fresh where entry.index == index && entry.registrar === registrar { return }
@@ -442,9 +469,7 @@ final class _DependencyRecorder: @unchecked Sendable {
     @inlinable @inline(__always)
     func begin() -> _Evaluation {
         let recording = self.recording
-        recording.pointee.matched = 0
-        recording.pointee.following = recording.pointee.expectedCount
-        recording.pointee.diverged = false
+        recording.pointee.start()
         recording.pointee.evaluating = true
         if _slowPath(invalidated.load(ordering: .acquiring)) { rebuild() }
         let tracking = _ThreadContext.currentTracking()
@@ -462,8 +487,7 @@ final class _DependencyRecorder: @unchecked Sendable {
     @usableFromInline @inline(never)
     func rebuild() {
         invalidated.store(false, ordering: .relaxed)
-        recording.pointee.diverged = true
-        recording.pointee.following = 0
+        recording.pointee.diverge()
         rebuilding = true
     }
 
@@ -475,7 +499,7 @@ final class _DependencyRecorder: @unchecked Sendable {
         evaluation.tracking.pointee.quietDepth = evaluation.quietDepth
         let recording = self.recording
         recording.pointee.evaluating = false
-        return recording.pointee.diverged || recording.pointee.matched != recording.pointee.expectedCount
+        return recording.pointee.diverged || recording.pointee.cursor != recording.pointee.expected + recording.pointee.expectedCount
     }
 
     /// Makes the dependencies those of the evaluation that just ended: keeps the observers of
@@ -514,15 +538,16 @@ final class _DependencyRecorder: @unchecked Sendable {
             kept.forEach { $0.dispose() }
         } else {
             // The keys are plain values: the memory is reused while it is big enough.
-            if keys.count > recording.pointee.expectedCapacity {
-                recording.pointee.expected?.deallocate()
-                recording.pointee.expected = .allocate(capacity: keys.count)
-                recording.pointee.expectedCapacity = keys.count
+            if keys.count + 1 > recording.pointee.expectedCapacity {
+                recording.pointee.expected.deallocate()
+                recording.pointee.expected = .allocate(capacity: keys.count + 1)
+                recording.pointee.expectedCapacity = keys.count + 1
             }
-            if let stored = recording.pointee.expected {
-                _ = UnsafeMutableBufferPointer(start: stored, count: keys.count).initialize(from: keys)
-            }
+            let stored = recording.pointee.expected
+            _ = UnsafeMutableBufferPointer(start: stored, count: keys.count).initialize(from: keys)
+            (stored + keys.count).initialize(to: .end)
             recording.pointee.expectedCount = keys.count
+            recording.pointee.cursor = stored
         }
         dropped.forEach { $0.dispose() }
     }
