@@ -203,7 +203,7 @@ public struct ModelComputedProperty<Root: AnyObject>: Sendable {
 /// it was stored with; a function value cast from `any Sendable` to a function type, then
 /// stored again, is wrapped in reabstraction thunks (four of them on every call, measured).
 @usableFromInline
-package final class _Getter<Root, Value>: Sendable {
+package final class _Getter<Root: AnyObject, Value>: Sendable {
     @usableFromInline package let get: @Sendable (Root) -> Value
     @inlinable init(_ get: @escaping @Sendable (Root) -> Value) { self.get = get }
 
@@ -214,7 +214,7 @@ package final class _Getter<Root, Value>: Sendable {
 }
 
 /// A setter in a box (see `_Getter`).
-package final class _Setter<Root, Value>: Sendable {
+package final class _Setter<Root: AnyObject, Value>: Sendable {
     package let set: @Sendable (Root, Value) -> Void
     init(_ set: @escaping @Sendable (Root, Value) -> Void) { self.set = set }
 }
