@@ -323,14 +323,24 @@ public final class ModelRegistrar: Sendable {
     /// to the persistence hook. A change made by an observer during delivery is delivered after
     /// the current delivery, with the property's value at that time (never re-entrantly, so
     /// observers see values in the order they were set).
-    @inlinable
+    @inlinable @inline(__always)
     func notify<M: Model, V>(_ model: M, index: Int, value: V, keyPath: @autoclosure () -> KeyPath<M, V>) {
         var value = value
-        // The pointer only lives for the call, and nothing writes through it: no stack
-        // protector needed (it would cost a check on every delivery).
-        if _withUnprotectedUnsafePointer(to: &value, { _deliver(model, index, UnsafeRawPointer($0), again: false) }) {
+        if _deliverFirst(model, index, &value) {
             _redeliver(model, index: index, keyPath: keyPath())
         }
+    }
+
+    /// `_deliver(model, index, value, again: false)`, inlined into `notify` (so into the
+    /// setter's out-of-line `_didSet`: one call less per change). The pointer only lives for
+    /// the call.
+    @inlinable @inline(__always)
+    func _deliverFirst<V>(_ model: AnyObject, _ index: Int, _ value: UnsafeMutablePointer<V>) -> Bool {
+        guard let side = _side.load(ordering: .acquiring) else {
+            _deliverToPersistence(model, index)
+            return false
+        }
+        return side._withUnsafeGuaranteedRef { _deliver($0, model, index, UnsafeRawPointer(value), again: false) }
     }
 
     /// The rest of `notify` when the property changed again during its delivery: delivers its
@@ -355,14 +365,21 @@ public final class ModelRegistrar: Sendable {
     func _deliver(_ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer, again: Bool) -> Bool {
         // The side object lives as long as the registrar, which the caller keeps alive.
         guard let side = _side.load(ordering: .acquiring) else {
-            // Nobody ever observed the model: only the persistence hook can be watching.
-            _persistence.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
+            _deliverToPersistence(model, index)
             return false
         }
         return side._withUnsafeGuaranteedRef { side in _deliver(side, model, index, value, again: again) }
     }
 
-    @inline(__always)
+    /// Reports a change to the persistence hook, if one is installed (the only listener of a
+    /// model that nobody ever observed).
+    @usableFromInline
+    func _deliverToPersistence(_ model: AnyObject, _ index: Int) {
+        _persistence.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
+    }
+
+    /// `_deliver`, given the side object (which the caller keeps alive).
+    @inlinable @inline(__always)
     func _deliver(_ side: _RegistrarSide, _ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer, again: Bool) -> Bool {
         let state = side.delivery
         // The views live in a buffer that is never reallocated: a pointer to one stays valid.
@@ -386,9 +403,7 @@ public final class ModelRegistrar: Sendable {
         }
         let any = state.slots + anySlot
         if !anyView || any.pointee.first != nil { _deliverToEveryPropertyObservers(side, any, index, value, anyView) }
-        if let hook = _persistence.load(ordering: .acquiring) {
-            hook._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
-        }
+        if _persistence.load(ordering: .relaxed) != nil { _deliverToPersistence(model, index) }
         if view.pointee.dirty {
             view.pointee.dirty = false
             return true
@@ -405,7 +420,7 @@ public final class ModelRegistrar: Sendable {
     /// Calls the observers of `view` after its first one (part of `_deliver`, out of line:
     /// most properties have one observer). `rest` cannot be replaced during this delivery:
     /// only this one iterates it.
-    @inline(never)
+    @usableFromInline @inline(never)
     func _deliverRest(_ view: UnsafeMutablePointer<_Delivery>, _ index: Int, _ value: UnsafeRawPointer) {
         var position = 0
         while position < view.pointee.rest.count {
@@ -417,7 +432,7 @@ public final class ModelRegistrar: Sendable {
     /// Calls the every-property observers (part of `_deliver`, out of line): from their view
     /// `any`, or, if it is out of date and in use by an outer delivery (`anyView` false), from
     /// a copy of their list.
-    @inline(never)
+    @usableFromInline @inline(never)
     func _deliverToEveryPropertyObservers(
         _ side: _RegistrarSide, _ any: UnsafeMutablePointer<_Delivery>, _ index: Int, _ value: UnsafeRawPointer, _ anyView: Bool
     ) {
