@@ -336,11 +336,7 @@ public final class ModelRegistrar: Sendable {
     /// the call.
     @inlinable @inline(__always)
     func _deliverFirst<V>(_ model: AnyObject, _ index: Int, _ value: UnsafeMutablePointer<V>) -> Bool {
-        guard let side = _side.load(ordering: .acquiring) else {
-            _deliverToPersistence(model, index)
-            return false
-        }
-        return side._withUnsafeGuaranteedRef { _deliver($0, model, index, UnsafeRawPointer(value), again: false) }
+        _deliverInline(model, index, UnsafeRawPointer(value), again: false)
     }
 
     /// The rest of `notify` when the property changed again during its delivery: delivers its
@@ -363,6 +359,12 @@ public final class ModelRegistrar: Sendable {
     /// delivery is over.
     @usableFromInline
     func _deliver(_ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer, again: Bool) -> Bool {
+        _deliverInline(model, index, value, again: again)
+    }
+
+    /// `_deliver`, inlined where it is called (`_deliver` itself, and `_deliverFirst`).
+    @inlinable @inline(__always)
+    func _deliverInline(_ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer, again: Bool) -> Bool {
         // The side object lives as long as the registrar, which the caller keeps alive.
         guard let side = _side.load(ordering: .acquiring) else {
             _deliverToPersistence(model, index)
