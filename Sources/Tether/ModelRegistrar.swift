@@ -262,24 +262,27 @@ public final class ModelRegistrar: Sendable {
     /// change for the end of the current transaction).
     @inlinable @inline(__always)
     public func didSet<M: Model, V>(_ model: M, index: Int, to newValue: V, _ keyPath: @autoclosure () -> KeyPath<M, V>) {
-        _didSet(model, index: index, to: newValue, keyPath)
+        _didSet(model, index: index, to: newValue, M.self)
     }
 
     /// `didSet`, out of line: a setter's fast path (nobody observing) stays a few instructions,
-    /// without the prologue this needs. Still specialised for the model and value types.
+    /// without the prologue this needs. Specialised for the value type, but not for the model
+    /// type (`type` leads to what needs it, the rare paths): one copy serves every model with a
+    /// property of that type, so the optimizer has no near-identical copies to merge behind
+    /// forwarding thunks.
     @inlinable @inline(never)
-    func _didSet<M: Model, V>(_ model: M, index: Int, to newValue: V, _ keyPath: () -> KeyPath<M, V>) {
+    func _didSet<V>(_ model: AnyObject, index: Int, to newValue: V, _ type: any _ModelWrites.Type) {
         let mask = Self.mask(for: index)
         if flags.writes.load(ordering: .relaxed) != 0 || bridged.load(ordering: .relaxed) & mask != 0 {
             // Observation may observe this property, or a transaction is open somewhere.
-            _didSetSlow(model, index: index, value: newValue, keyPath())
+            type._didSetSlow(self, model, index: index, value: newValue)
             return
         }
         guard watched.load(ordering: .relaxed) & mask != 0 || _persistence.load(ordering: .relaxed) != nil else {
             _refreshIfIdle()
             return
         }
-        notify(model, index: index, value: newValue, keyPath: keyPath())
+        notify(model, index: index, value: newValue, type)
     }
 
     /// Whether a change of property `index` has anybody to tell: observers, or persistence.
@@ -296,7 +299,6 @@ public final class ModelRegistrar: Sendable {
         }
     }
 
-    @usableFromInline
     func _didSetSlow<M: Model, V>(_ model: M, index: Int, value: V, _ keyPath: KeyPath<M, V>) {
         if flags.bridgeEnabled, bridged.load(ordering: .relaxed) & Self.mask(for: index) != 0 {
             side.observation.didSet(model, keyPath: keyPath)
@@ -307,7 +309,7 @@ public final class ModelRegistrar: Sendable {
             if !context.transactionChanges.contains(where: { $0.registrar == id && $0.index == index }) {
                 context.transactionChanges.append(_RecordedChange(registrar: id, index: index) { [self] in
                     guard hasListeners(index) else { return }
-                    notify(model, index: index, value: _quietly { model[keyPath: keyPath] }, keyPath: keyPath)
+                    notify(model, index: index, value: _quietly { model[keyPath: keyPath] }, M.self)
                 })
             }
             return
@@ -316,7 +318,7 @@ public final class ModelRegistrar: Sendable {
             _refreshIfIdle()
             return
         }
-        notify(model, index: index, value: value, keyPath: keyPath)
+        notify(model, index: index, value: value, M.self)
     }
 
     /// Delivers a change of property `index` to its observers, to every-property observers and
@@ -324,10 +326,10 @@ public final class ModelRegistrar: Sendable {
     /// the current delivery, with the property's value at that time (never re-entrantly, so
     /// observers see values in the order they were set).
     @inlinable @inline(__always)
-    func notify<M: Model, V>(_ model: M, index: Int, value: V, keyPath: @autoclosure () -> KeyPath<M, V>) {
+    func notify<V>(_ model: AnyObject, index: Int, value: V, _ type: any _ModelWrites.Type) {
         var value = value
         if _deliverFirst(model, index, &value) {
-            _redeliver(model, index: index, keyPath: keyPath())
+            type._redeliver(self, model, index: index, V.self)
         }
     }
 
@@ -340,9 +342,7 @@ public final class ModelRegistrar: Sendable {
     }
 
     /// The rest of `notify` when the property changed again during its delivery: delivers its
-    /// current value until it stops changing. Out of line, so that a delivery that ends at once
-    /// (nearly all of them) runs without the registers and the frame this loop needs.
-    @inlinable @inline(never)
+    /// current value until it stops changing (reached through `_ModelWrites._redeliver`).
     func _redeliver<M: Model, V>(_ model: M, index: Int, keyPath: KeyPath<M, V>) {
         var more = true
         while more {
