@@ -403,9 +403,12 @@ public final class ModelRegistrar: Sendable {
             first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
             if !view.pointee.rest.isEmpty { _deliverRest(view, index, value) }
         }
-        let any = state.slots + anySlot
-        if !anyView || any.pointee.first != nil { _deliverToEveryPropertyObservers(side, any, index, value, anyView) }
-        if _persistence.load(ordering: .relaxed) != nil { _deliverToPersistence(model, index) }
+        // Bit 63 of `watched` is set while anybody observes every property (and the view is up
+        // to date unless `anyView` is false).
+        if !anyView || watched.load(ordering: .relaxed) & (1 << 63) != 0 {
+            _deliverToEveryPropertyObservers(side, state.slots + anySlot, index, value, anyView)
+        }
+        if let hook = _persistence.load(ordering: .acquiring) { hook._withUnsafeGuaranteedRef { $0.changed(model, self, index) } }
         if view.pointee.dirty {
             view.pointee.dirty = false
             return true
@@ -513,7 +516,7 @@ public final class ModelRegistrar: Sendable {
             let token = slots[slot].observers.insert(observer)
             slots[slot].version &+= 1
             stale.bitwiseOr(Self.slotBit(slot), ordering: .relaxed)
-            watched.bitwiseOr(Self.mask(for: index ?? 63) & (index == nil ? 1 << 63 : ~0), ordering: .relaxed)
+            watched.bitwiseOr(index.map(Self.slotBit) ?? 1 << 63, ordering: .relaxed)
             return token
         }
         return _ObserverRemoval(registrar: self, slot: slot, token: token)
@@ -651,7 +654,7 @@ final class _RegistrarSide: Sendable {
 /// allocates nothing per model.
 @usableFromInline
 package final class _PersistenceHook: Sendable {
-    package let changed: @Sendable (AnyObject, ModelRegistrar, Int) -> Void
+    @usableFromInline package let changed: @Sendable (AnyObject, ModelRegistrar, Int) -> Void
     package init(changed: @escaping @Sendable (AnyObject, ModelRegistrar, Int) -> Void) {
         self.changed = changed
     }

@@ -55,6 +55,7 @@ final class _TetherFlags: Sendable {
             // The thread is exiting: a read made by a destructor that runs after this one
             // finds no state (and makes a new context if it must).
             tether_tracking_state_set(nil)
+            tether_recording_set(nil)
             if let pointer { pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context?.release() }
         }
         precondition(status == 0, "Tether: pthread_key_create failed (\(status))")
@@ -82,49 +83,53 @@ final class _TetherFlags: Sendable {
 }
 
 /// What one thread does with tracking right now: the innermost evaluation's recording,
-/// Tether's own reads, and whether the thread holds tracking (see `_TetherFlags`). Kept apart
-/// from its `_ThreadContext`, in memory of its own, so that reads and evaluations reach it
-/// through a pointer (no class reference to retain): the thread-local variable and the
-/// thread-local slot point at it.
+/// Tether's own reads. Kept apart from its `_ThreadContext`, in memory of its own, so that the
+/// thread-local slot can point at it (no class reference to retain).
+///
+/// The two things a read or an evaluation touches are C thread-locals of their own, one load
+/// each from the thread pointer (`CTetherThread`): the recording of the innermost evaluation
+/// (`tether_recording`; each evaluation puts back the one it interrupted when it ends, and
+/// `_quietly` puts it aside), and whether the thread holds tracking (`tether_holding`, see
+/// `_TetherFlags`).
 ///
 /// Confined to its thread.
 @usableFromInline
 struct _TrackingState {
-    /// The recording of the innermost evaluation running on this thread (each evaluation puts
-    /// back the one it interrupted when it ends). Its recorder is kept alive by the evaluation's
-    /// caller.
-    /// Nil while Tether reads properties for itself (`_quietly` puts it aside).
-    @usableFromInline var recording: UnsafeMutablePointer<_Recording>?
     /// Above zero while Tether reads properties for itself (see `_quietly`).
     @usableFromInline var quietDepth = 0
-    /// Whether this thread counts in `_TetherFlags.reads`.
-    @usableFromInline var holding = false
     /// The context this state belongs to (unretained: the context owns this block while the
     /// thread lives).
     @usableFromInline var context: Unmanaged<_ThreadContext>?
 }
 
-extension UnsafeMutablePointer where Pointee == _TrackingState {
-    /// Makes sure this thread holds tracking before a tracking section starts (the section's
-    /// reads must report themselves).
-    @inlinable @inline(__always)
-    func hold(_ flags: _TetherFlags) {
-        if _slowPath(!pointee.holding) { takeHold(flags) }
-    }
+/// The recording of the innermost evaluation running on this thread, if any (nil while Tether
+/// reads for itself inside one). Its recorder is kept alive by the evaluation's caller.
+@inlinable @inline(__always)
+func _currentRecording() -> UnsafeMutablePointer<_Recording>? {
+    tether_recording_get()?.assumingMemoryBound(to: _Recording.self)
+}
 
-    @usableFromInline @inline(never)
-    func takeHold(_ flags: _TetherFlags) {
-        flags.reads.wrappingAdd(2, ordering: .relaxed)
-        pointee.holding = true
-    }
+/// Makes sure this thread holds tracking before a tracking section starts (the section's reads
+/// must report themselves).
+@inlinable @inline(__always)
+func _holdTracking() {
+    if _slowPath(!tether_holding_get()) { _takeHold() }
+}
 
-    /// Gives the hold back: the thread reads outside any section, or exits.
-    @inline(never)
-    func releaseHold(_ flags: _TetherFlags) {
-        guard pointee.holding else { return }
-        pointee.holding = false
-        flags.reads.wrappingSubtract(2, ordering: .relaxed)
-    }
+@usableFromInline @inline(never)
+func _takeHold() {
+    // The context's destructor gives the hold back when the thread exits: make sure there is one.
+    _ = _ThreadContext.currentTracking()
+    _TetherFlags.shared.reads.wrappingAdd(2, ordering: .relaxed)
+    tether_holding_set(true)
+}
+
+/// Gives the hold back: the thread reads outside any section, or exits.
+@inline(never)
+func _releaseHold() {
+    guard tether_holding_get() else { return }
+    tether_holding_set(false)
+    _TetherFlags.shared.reads.wrappingSubtract(2, ordering: .relaxed)
 }
 
 /// What one thread is doing with models right now: its tracking state (`tracking`), the open
@@ -151,7 +156,7 @@ final class _ThreadContext {
 
     deinit {
         // The thread is exiting (its thread-local slot is being cleared): give the hold back.
-        tracking.releaseHold(_TetherFlags.shared)
+        _releaseHold()
         tracking.deinitialize(count: 1)
         tracking.deallocate()
     }
@@ -257,12 +262,11 @@ func _quietly<R>(_ body: () -> R) -> R {
 /// it, for `_endQuiet`.
 @usableFromInline
 func _beginQuiet() -> UnsafeMutablePointer<_Recording>? {
-    let flags = _TetherFlags.shared
     let tracking = _ThreadContext.currentTracking()
-    tracking.hold(flags)
+    _holdTracking()
     tracking.pointee.quietDepth += 1
-    let interrupted = tracking.pointee.recording
-    tracking.pointee.recording = nil
+    let interrupted = _currentRecording()
+    tether_recording_set(nil)
     return interrupted
 }
 
@@ -270,7 +274,7 @@ func _beginQuiet() -> UnsafeMutablePointer<_Recording>? {
 func _endQuiet(_ interrupted: UnsafeMutablePointer<_Recording>?) {
     let tracking = _ThreadContext.currentTracking()
     tracking.pointee.quietDepth -= 1
-    tracking.pointee.recording = interrupted
+    tether_recording_set(interrupted)
 }
 
 extension ModelRegistrar {
@@ -280,7 +284,7 @@ extension ModelRegistrar {
     /// one thread-local load and a comparison.
     @inlinable @inline(__always)
     func _recordExpectedRead(_ index: Int) -> Bool {
-        guard let recording = _ThreadContext.existingTracking()?.pointee.recording else { return false }
+        guard let recording = _currentRecording() else { return false }
         return recording.pointee.recordExpected(self, index)
     }
 
@@ -290,13 +294,15 @@ extension ModelRegistrar {
     /// that holds tracking gives the hold back (see `_TetherFlags`).
     @usableFromInline
     func _recordRead(_ index: Int) -> Bool {
-        guard flags.trackingHeld, let tracking = _ThreadContext.existingTracking() else { return false }
-        if tracking.pointee.quietDepth > 0 { return true }
-        if let recording = tracking.pointee.recording {
+        guard flags.trackingHeld else { return false }
+        // An evaluation records its reads even inside `_quietly` (an observation's first value
+        // is an evaluation made inside one): the recording is looked at first.
+        if let recording = _currentRecording() {
             recording.pointee.record(self, index)
             return true
         }
-        if tracking.pointee.holding { tracking.releaseHold(flags) }
+        if let tracking = _ThreadContext.existingTracking(), tracking.pointee.quietDepth > 0 { return true }
+        if tether_holding_get() { _releaseHold() }
         return false
     }
 }
@@ -316,25 +322,25 @@ struct _DependencyKey: Equatable, Sendable {
 }
 
 /// What a running evaluation compares its reads with, and how far it got: the per-read state
-/// of a `_DependencyRecorder`, in memory of its own that the thread's `_TrackingState` points
-/// at, so that a read updates it through a pointer (no class reference, nothing to retain).
+/// of a `_DependencyRecorder`, in memory of its own that the thread-local `tether_recording`
+/// points at, so that a read updates it through a pointer (no class reference, nothing to
+/// retain).
 ///
 /// Touched only by the thread that evaluates.
 @usableFromInline
 struct _Recording {
-    /// What the last committed evaluation read, in order: `expectedCount` keys, then
-    /// `_DependencyKey.end` (which no read matches), in memory owned by the recorder and
+    /// What the last committed evaluation read, in order: `expectedCount` keys, then two
+    /// `_DependencyKey.end` markers (which no read matches), in memory owned by the recorder and
     /// replaced only by `commit` (never during an evaluation).
     @usableFromInline var expected: UnsafeMutablePointer<_DependencyKey>
     @usableFromInline var expectedCount = 0
-    /// How many keys (the end marker included) `expected`'s memory holds.
-    var expectedCapacity = 1
+    /// How many keys (the end markers included) `expected`'s memory holds.
+    var expectedCapacity = 2
     /// The key the running evaluation's next read is compared with: it moves along `expected`
-    /// while the reads match, and stays on the end marker once they stop matching (so a read
-    /// costs one comparison, whichever way it goes).
+    /// while the reads match. Once they stop matching, it stays on the second end marker (so a
+    /// read costs one comparison, whichever way it goes, and an evaluation that read exactly
+    /// the expected keys is one whose cursor ends on the first marker).
     @usableFromInline var cursor: UnsafeMutablePointer<_DependencyKey>
-    /// Whether the running evaluation stopped following `expected`.
-    @usableFromInline var diverged = false
     /// How many reads matched `expected` before the evaluation diverged.
     var matchedBeforeDivergence = 0
     /// Whether an evaluation is running (between `begin()` and `end(_:)`).
@@ -344,13 +350,21 @@ struct _Recording {
 
     init(recorder: Unmanaged<_DependencyRecorder>) {
         self.recorder = recorder
-        expected = .allocate(capacity: 1)
-        expected.initialize(to: .end)
+        expected = .allocate(capacity: 2)
+        expected.initialize(repeating: .end, count: 2)
         cursor = expected
     }
 
+    /// Whether the running evaluation stopped following `expected`.
+    var diverged: Bool { cursor == expected + expectedCount + 1 }
+
     /// How many reads of the running evaluation matched `expected`, in order.
     var matched: Int { diverged ? matchedBeforeDivergence : cursor - expected }
+
+    /// Whether the evaluation that just ended read other keys than `expected` (in number, in
+    /// order, or in identity).
+    @inlinable @inline(__always)
+    var readOthers: Bool { cursor != expected + expectedCount }
 
     /// The keys of the last committed evaluation.
     var expectedKeys: UnsafeBufferPointer<_DependencyKey> { UnsafeBufferPointer(start: expected, count: expectedCount) }
@@ -359,7 +373,6 @@ struct _Recording {
     @inlinable @inline(__always)
     mutating func start() {
         cursor = expected
-        diverged = false
     }
 
     /// Records the read if it is the one the last evaluation made at this point; returns false
@@ -376,8 +389,7 @@ struct _Recording {
     mutating func diverge() {
         guard !diverged else { return }
         matchedBeforeDivergence = cursor - expected
-        diverged = true
-        cursor = expected + expectedCount
+        cursor = expected + expectedCount + 1
     }
 
     /// Records one read of the running evaluation: most often the read the last evaluation
@@ -434,7 +446,7 @@ final class _DependencyRecorder: @unchecked Sendable {
     }
 
     deinit {
-        recording.pointee.expected.deinitialize(count: recording.pointee.expectedCount + 1)
+        recording.pointee.expected.deinitialize(count: recording.pointee.expectedCount + 2)
         recording.pointee.expected.deallocate()
         recording.deinitialize(count: 1)
         recording.deallocate()
@@ -472,13 +484,9 @@ final class _DependencyRecorder: @unchecked Sendable {
         recording.pointee.start()
         recording.pointee.evaluating = true
         if _slowPath(invalidated.load(ordering: .acquiring)) { rebuild() }
-        let tracking = _ThreadContext.currentTracking()
-        tracking.hold(flags)
-        let evaluation = _Evaluation(
-            tracking: tracking, interrupted: tracking.pointee.recording, quietDepth: tracking.pointee.quietDepth
-        )
-        tracking.pointee.quietDepth = 0
-        tracking.pointee.recording = recording
+        _holdTracking()
+        let evaluation = _Evaluation(interrupted: _currentRecording())
+        tether_recording_set(recording)
         return evaluation
     }
 
@@ -495,11 +503,10 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// the last one (`commit` must then run).
     @inlinable @inline(__always)
     func end(_ evaluation: _Evaluation) -> Bool {
-        evaluation.tracking.pointee.recording = evaluation.interrupted
-        evaluation.tracking.pointee.quietDepth = evaluation.quietDepth
+        tether_recording_set(evaluation.interrupted)
         let recording = self.recording
         recording.pointee.evaluating = false
-        return recording.pointee.diverged || recording.pointee.cursor != recording.pointee.expected + recording.pointee.expectedCount
+        return recording.pointee.readOthers
     }
 
     /// Makes the dependencies those of the evaluation that just ended: keeps the observers of
@@ -538,14 +545,14 @@ final class _DependencyRecorder: @unchecked Sendable {
             kept.forEach { $0.dispose() }
         } else {
             // The keys are plain values: the memory is reused while it is big enough.
-            if keys.count + 1 > recording.pointee.expectedCapacity {
+            if keys.count + 2 > recording.pointee.expectedCapacity {
                 recording.pointee.expected.deallocate()
-                recording.pointee.expected = .allocate(capacity: keys.count + 1)
-                recording.pointee.expectedCapacity = keys.count + 1
+                recording.pointee.expected = .allocate(capacity: keys.count + 2)
+                recording.pointee.expectedCapacity = keys.count + 2
             }
             let stored = recording.pointee.expected
             _ = UnsafeMutableBufferPointer(start: stored, count: keys.count).initialize(from: keys)
-            (stored + keys.count).initialize(to: .end)
+            (stored + keys.count).initialize(repeating: .end, count: 2)
             recording.pointee.expectedCount = keys.count
             recording.pointee.cursor = stored
         }
@@ -570,19 +577,15 @@ final class _DependencyRecorder: @unchecked Sendable {
     }
 }
 
-/// What an evaluation put aside on its thread (see `_DependencyRecorder.begin()`): the thread's
-/// tracking state, the recording of the evaluation it interrupted, and the thread's count of
-/// Tether's own reads (an evaluation records its reads even if it started inside `_quietly`).
+/// What an evaluation put aside on its thread (see `_DependencyRecorder.begin()`): the recording
+/// of the evaluation it interrupted (nil if none, or if it started inside `_quietly`: its reads
+/// are recorded all the same, since a read looks at the recording before the quiet count).
 @usableFromInline
 struct _Evaluation {
-    @usableFromInline let tracking: UnsafeMutablePointer<_TrackingState>
     @usableFromInline let interrupted: UnsafeMutablePointer<_Recording>?
-    @usableFromInline let quietDepth: Int
     @inlinable
-    init(tracking: UnsafeMutablePointer<_TrackingState>, interrupted: UnsafeMutablePointer<_Recording>?, quietDepth: Int) {
-        self.tracking = tracking
+    init(interrupted: UnsafeMutablePointer<_Recording>?) {
         self.interrupted = interrupted
-        self.quietDepth = quietDepth
     }
 }
 

@@ -1,11 +1,15 @@
-// The calling thread's tracking state for Tether's dependency tracking, in a C thread-local
-// variable: Swift has no thread-local storage of its own, and `pthread_getspecific` is a call,
-// where this is one load from the thread pointer (initial-exec model: Tether is linked into the
-// program, or into a library the program loads at start).
+// The calling thread's tracking state for Tether's dependency tracking, in C thread-local
+// variables: Swift has no thread-local storage of its own, and `pthread_getspecific` is a call,
+// where each of these is one load from the thread pointer (initial-exec model: Tether is linked
+// into the program, or into a library the program loads at start).
 #ifndef TETHER_THREAD_H
 #define TETHER_THREAD_H
 
+#include <stdbool.h>
+
 extern __thread void *_Nullable tether_tracking_state __attribute__((tls_model("initial-exec")));
+extern __thread void *_Nullable tether_recording __attribute__((tls_model("initial-exec")));
+extern __thread bool tether_holding __attribute__((tls_model("initial-exec")));
 
 /// The calling thread's tracking state (a `_TrackingState`), or NULL before its first use.
 static inline void *_Nullable tether_tracking_state_get(void) {
@@ -15,6 +19,25 @@ static inline void *_Nullable tether_tracking_state_get(void) {
 /// Sets the calling thread's tracking state (NULL when its thread exits).
 static inline void tether_tracking_state_set(void *_Nullable state) {
     tether_tracking_state = state;
+}
+
+/// The recording (a `_Recording`) of the innermost evaluation running on the calling thread,
+/// or NULL (no evaluation, or Tether reading for itself inside one).
+static inline void *_Nullable tether_recording_get(void) {
+    return tether_recording;
+}
+
+static inline void tether_recording_set(void *_Nullable recording) {
+    tether_recording = recording;
+}
+
+/// Whether the calling thread holds tracking (counts in Tether's process-wide read switch).
+static inline bool tether_holding_get(void) {
+    return tether_holding;
+}
+
+static inline void tether_holding_set(bool holding) {
+    tether_holding = holding;
 }
 
 #endif
