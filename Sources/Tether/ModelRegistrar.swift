@@ -40,6 +40,8 @@ struct _Delivery {
     @usableFromInline var first: Unmanaged<_SlotObserver>?
     /// The others, in registration order.
     @usableFromInline var rest: ContiguousArray<Unmanaged<_SlotObserver>> = []
+    /// Whether `rest` is not empty (one load less for the common check).
+    @usableFromInline var hasRest = false
     /// The slot's `version` this view was copied from.
     @usableFromInline var version: UInt64 = 0
     /// A notification of this slot is being delivered.
@@ -54,6 +56,7 @@ struct _Delivery {
         first = nil
         for observer in rest { observer.release() }
         rest = []
+        hasRest = false
     }
 }
 
@@ -193,14 +196,15 @@ public final class ModelRegistrar: Sendable {
     }
 
     /// Whether a write of property `index` must do more than store the value: somebody
-    /// observes it (or may: Observation), a transaction is open, or the owner thread's delivery
-    /// views are out of date (a write brings them up to date, releasing observers removed on
-    /// other threads).
+    /// observes it (or may: Observation), the persistence layer holds the model, or the owner
+    /// thread's delivery views are out of date (a write brings them up to date, releasing
+    /// observers removed on other threads). An open transaction does not count: a change
+    /// nobody listens to has nothing to deliver at its end (an observer that subscribes during
+    /// the transaction starts from the current value).
     @inlinable @inline(__always)
     func needsNotification(_ index: Int) -> Bool {
         (watched.load(ordering: .relaxed) | bridged.load(ordering: .relaxed)) & Self.mask(for: index)
             | stale.load(ordering: .relaxed) != 0
-            || flags.writes.load(ordering: .relaxed) != 0
             || _persistence.load(ordering: .relaxed) != nil
     }
 
@@ -262,17 +266,17 @@ public final class ModelRegistrar: Sendable {
     /// change for the end of the current transaction).
     @inlinable @inline(__always)
     public func didSet<M: Model, V>(_ model: M, index: Int, to newValue: V, _ keyPath: @autoclosure () -> KeyPath<M, V>) {
-        _didSet(model, index: index, to: newValue, M.self)
+        _didSet(model, index: index, mask: Self.mask(for: index), to: newValue, M.self)
     }
 
     /// `didSet`, out of line: a setter's fast path (nobody observing) stays a few instructions,
     /// without the prologue this needs. Specialised for the value type, but not for the model
     /// type (`type` leads to what needs it, the rare paths): one copy serves every model with a
     /// property of that type, so the optimizer has no near-identical copies to merge behind
-    /// forwarding thunks.
+    /// forwarding thunks. `mask` is `mask(for: index)`, which the setter computes at compile
+    /// time.
     @inlinable @inline(never)
-    func _didSet<V>(_ model: AnyObject, index: Int, to newValue: V, _ type: any _ModelWrites.Type) {
-        let mask = Self.mask(for: index)
+    func _didSet<V>(_ model: AnyObject, index: Int, mask: UInt64, to newValue: V, _ type: any _ModelWrites.Type) {
         if flags.writes.load(ordering: .relaxed) != 0 || bridged.load(ordering: .relaxed) & mask != 0 {
             // Observation may observe this property, or a transaction is open somewhere.
             type._didSetSlow(self, model, index: index, value: newValue)
@@ -394,21 +398,18 @@ public final class ModelRegistrar: Sendable {
             view.pointee.delivering = true
             state.depth &+= 1
         }
-        // The every-property view can be replaced only when no other delivery iterates it.
-        var anyView = true
-        if stale.load(ordering: .relaxed) != 0 {
-            anyView = _refresh(index, anyInUse: state.depth > 1)
+        // Bit 63 of `watched` is set while anybody observes every property (or a property
+        // numbered 63 or more).
+        if stale.load(ordering: .relaxed) | watched.load(ordering: .relaxed) & (1 << 63) == 0,
+           _persistence.load(ordering: .relaxed) == nil {
+            // Nearly always: the property's own observers, whose view is up to date, and nobody else.
+            if let first = view.pointee.first {
+                first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
+                if view.pointee.hasRest { _deliverRest(view, index, value) }
+            }
+        } else {
+            _deliverWithOthers(side, model, index, value)
         }
-        if let first = view.pointee.first {
-            first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
-            if !view.pointee.rest.isEmpty { _deliverRest(view, index, value) }
-        }
-        // Bit 63 of `watched` is set while anybody observes every property (and the view is up
-        // to date unless `anyView` is false).
-        if !anyView || watched.load(ordering: .relaxed) & (1 << 63) != 0 {
-            _deliverToEveryPropertyObservers(side, state.slots + anySlot, index, value, anyView)
-        }
-        if let hook = _persistence.load(ordering: .acquiring) { hook._withUnsafeGuaranteedRef { $0.changed(model, self, index) } }
         if view.pointee.dirty {
             view.pointee.dirty = false
             return true
@@ -420,6 +421,29 @@ public final class ModelRegistrar: Sendable {
             _ = _refresh(nil, anyInUse: false)
         }
         return false
+    }
+
+    /// The middle of `_deliver` when there is more to do than calling the property's observers
+    /// (out of line): brings the views up to date, then calls the property's observers, the
+    /// every-property observers and the persistence hook.
+    @usableFromInline @inline(never)
+    func _deliverWithOthers(_ side: _RegistrarSide, _ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer) {
+        let state = side.delivery
+        let view = state.slots + index
+        // The every-property view can be replaced only when no other delivery iterates it.
+        var anyView = true
+        if stale.load(ordering: .relaxed) != 0 {
+            anyView = _refresh(index, anyInUse: state.depth > 1)
+        }
+        if let first = view.pointee.first {
+            first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
+            if view.pointee.hasRest { _deliverRest(view, index, value) }
+        }
+        // The every-property view is up to date unless `anyView` is false.
+        if !anyView || watched.load(ordering: .relaxed) & (1 << 63) != 0 {
+            _deliverToEveryPropertyObservers(side, state.slots + anySlot, index, value, anyView)
+        }
+        _persistence.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
     }
 
     /// Calls the observers of `view` after its first one (part of `_deliver`, out of line:
@@ -480,6 +504,7 @@ public final class ModelRegistrar: Sendable {
                         view.first = Unmanaged.passRetained(observer)
                     } else {
                         view.rest.append(Unmanaged.passRetained(observer))
+                        view.hasRest = true
                     }
                 }
                 swap(&view, &state.slots[slot])
