@@ -2,4 +2,3 @@
 
 __thread void *tether_tracking_state __attribute__((tls_model("initial-exec"))) = 0;
 __thread void *tether_recording __attribute__((tls_model("initial-exec"))) = 0;
-__thread bool tether_holding __attribute__((tls_model("initial-exec"))) = false;

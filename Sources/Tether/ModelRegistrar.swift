@@ -210,26 +210,25 @@ public final class ModelRegistrar: Sendable {
 
     // MARK: Called by generated getters and setters
 
-    /// Reports a read of property `index` (for dependency tracking and Observation).
+    /// Reports a read of property `index` (for dependency tracking and Observation): to the
+    /// evaluation running on this thread, if there is one (nearly always the read it made at
+    /// this point last time: one thread-local load and a comparison), or else to Observation
+    /// if the bridge is on.
     @inlinable @inline(__always)
     public func access<M: Model, V>(_ model: M, index: Int, _ keyPath: @autoclosure () -> KeyPath<M, V>) {
-        if flags.readsIdle { return }
-        if _recordExpectedRead(index) { return }
-        _accessSlow(model, index: index, keyPath)
+        if let recording = _currentRecording() {
+            if !recording.pointee.recordExpected(self, index) { _recordUnexpectedRead(recording, index) }
+            return
+        }
+        if flags.bridgeEnabled { _bridgeRead(model, index: index, keyPath) }
     }
 
-    /// The rest of `access`: a read that is not an evaluation's expected one.
+    /// Reports a read to Observation (the bridge is on, no evaluation runs on this thread),
+    /// unless Tether is reading for itself, and remembers that Observation may now observe the
+    /// property.
     @usableFromInline @inline(never)
-    func _accessSlow<M: Model, V>(_ model: M, index: Int, _ keyPath: () -> KeyPath<M, V>) {
-        if _recordRead(index) { return }
-        _bridgeRead(model, index: index, keyPath)
-    }
-
-    /// Reports a read to Observation (if the bridge is on), and remembers that Observation may
-    /// now observe the property.
-    @usableFromInline
     func _bridgeRead<M: Model, V>(_ model: M, index: Int, _ keyPath: () -> KeyPath<M, V>) {
-        guard flags.bridgeEnabled else { return }
+        if _readingQuietly { return }
         let bit = Self.slotBit(index)
         if bridged.load(ordering: .relaxed) & bit == 0 { bridged.bitwiseOr(bit, ordering: .relaxed) }
         side.observation.access(model, keyPath: keyPath())

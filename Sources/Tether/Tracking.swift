@@ -14,28 +14,17 @@ import Darwin
 ///
 /// Each registrar keeps a reference to the one instance, so a getter or setter reads a switch with
 /// two loads and no call (a global would be reached through an accessor call from other
-/// modules). While no thread tracks dependencies and no transaction is open, a read of a tracked
-/// property costs one relaxed atomic load more than a plain one (and with the Observation
-/// bridge on, a read also goes to the registrar's slow path, to report itself to Observation).
+/// modules).
 ///
 /// Which reads must be recorded is a per-thread matter (an evaluation records the reads of its
-/// own thread), but a read can only afford to look at one process-wide word before it knows
-/// there is nothing to do. That word, `reads`, counts the threads that *hold* tracking: a thread
-/// takes a hold when it starts a tracking section (an evaluation, or a read Tether makes for
-/// itself, `_quietly`) without holding one, and keeps it after the section ends, so that the
-/// next sections (the next evaluation of a computed observer, on every change) cost no atomic
-/// read-modify-write. It gives the hold back at its first read outside any section (a read
-/// that takes the slow path only because of its own hold), or when it exits. While a thread
-/// holds, reads on other threads take the slow path too (a thread-local lookup that finds no
-/// section): the price of evaluations without read-modify-writes.
-///
-/// Each thread finds its tracking state in a C thread-local variable (`CTetherThread`): one load
-/// from the thread pointer, no call.
+/// own thread): a read first looks at its own thread's innermost evaluation, in a C
+/// thread-local variable (`tether_recording`: one load from the thread pointer, no call), and
+/// only then, if there is none, at the process-wide Observation switch. So a read costs the
+/// same whatever other threads do, and an evaluation starts and ends with no atomic operation.
 @usableFromInline
 final class _TetherFlags: Sendable {
-    /// Bit 0: the Observation bridge is on. Above it: twice the number of threads holding
-    /// tracking (see above). Non-zero: a read must report itself.
-    @usableFromInline let reads = Atomic<Int>(1)
+    /// Whether the Observation bridge is on: a read outside any evaluation reports itself.
+    @usableFromInline let bridge = Atomic<Bool>(true)
     /// The number of open transactions, on any thread. Non-zero: a write must look further
     /// than its own observers.
     @usableFromInline let writes = Atomic<Int>(0)
@@ -62,23 +51,12 @@ final class _TetherFlags: Sendable {
         contextKey = key
     }
 
-    @usableFromInline var bridgeEnabled: Bool { reads.load(ordering: .relaxed) & 1 != 0 }
+    @inlinable @inline(__always)
+    var bridgeEnabled: Bool { bridge.load(ordering: .relaxed) }
 
     func setBridge(_ enabled: Bool) {
-        if enabled {
-            reads.bitwiseOr(1, ordering: .relaxed)
-        } else {
-            reads.bitwiseAnd(~1, ordering: .relaxed)
-        }
+        bridge.store(enabled, ordering: .relaxed)
     }
-
-    /// Whether a read of a tracked property has nothing to report: the bridge is off and no
-    /// thread holds tracking.
-    @inlinable @inline(__always)
-    var readsIdle: Bool { reads.load(ordering: .relaxed) == 0 }
-
-    /// Whether some thread holds tracking.
-    @usableFromInline var trackingHeld: Bool { reads.load(ordering: .relaxed) > 1 }
     var transactionsOpen: Bool { writes.load(ordering: .relaxed) != 0 }
 }
 
@@ -109,28 +87,6 @@ func _currentRecording() -> UnsafeMutablePointer<_Recording>? {
     tether_recording_get()?.assumingMemoryBound(to: _Recording.self)
 }
 
-/// Makes sure this thread holds tracking before a tracking section starts (the section's reads
-/// must report themselves).
-@inlinable @inline(__always)
-func _holdTracking() {
-    if _slowPath(!tether_holding_get()) { _takeHold() }
-}
-
-@usableFromInline @inline(never)
-func _takeHold() {
-    // The context's destructor gives the hold back when the thread exits: make sure there is one.
-    _ = _ThreadContext.currentTracking()
-    _TetherFlags.shared.reads.wrappingAdd(2, ordering: .relaxed)
-    tether_holding_set(true)
-}
-
-/// Gives the hold back: the thread reads outside any section, or exits.
-@inline(never)
-func _releaseHold() {
-    guard tether_holding_get() else { return }
-    tether_holding_set(false)
-    _TetherFlags.shared.reads.wrappingSubtract(2, ordering: .relaxed)
-}
 
 /// What one thread is doing with models right now: its tracking state (`tracking`), the open
 /// transaction, and the computed observers waiting for the end of a batch.
@@ -155,8 +111,6 @@ final class _ThreadContext {
     }
 
     deinit {
-        // The thread is exiting (its thread-local slot is being cleared): give the hold back.
-        _releaseHold()
         tracking.deinitialize(count: 1)
         tracking.deallocate()
     }
@@ -263,7 +217,6 @@ func _quietly<R>(_ body: () -> R) -> R {
 @usableFromInline
 func _beginQuiet() -> UnsafeMutablePointer<_Recording>? {
     let tracking = _ThreadContext.currentTracking()
-    _holdTracking()
     tracking.pointee.quietDepth += 1
     let interrupted = _currentRecording()
     tether_recording_set(nil)
@@ -278,32 +231,20 @@ func _endQuiet(_ interrupted: UnsafeMutablePointer<_Recording>?) {
 }
 
 extension ModelRegistrar {
-    /// Records a read of property `index` in the evaluation running on this thread, if there
-    /// is one and the read is the one its last evaluation made at this point (nearly always):
-    /// returns false otherwise (the caller goes on to `_recordRead`). Inlined into getters:
-    /// one thread-local load and a comparison.
-    @inlinable @inline(__always)
-    func _recordExpectedRead(_ index: Int) -> Bool {
-        guard let recording = _currentRecording() else { return false }
-        return recording.pointee.recordExpected(self, index)
+    /// Records a read of property `index` that the evaluation at `recording` did not expect
+    /// (its reads now differ from its last evaluation's).
+    @usableFromInline @inline(never)
+    func _recordUnexpectedRead(_ recording: UnsafeMutablePointer<_Recording>, _ index: Int) {
+        recording.pointee.diverge()
+        recording.pointee.recorder._withUnsafeGuaranteedRef { $0.recordOther(self, index) }
     }
 
-    /// Records a read made by Tether itself (a computed property's evaluation, or a read inside
-    /// `_quietly`): returns true if the read was Tether's, which Observation must not hear of
-    /// (its `withObservationTracking` did not make it). A read outside any section on a thread
-    /// that holds tracking gives the hold back (see `_TetherFlags`).
+    /// Whether this thread is reading for Tether itself (inside `_quietly`, outside any
+    /// evaluation): such a read is not reported to Observation.
     @usableFromInline
-    func _recordRead(_ index: Int) -> Bool {
-        guard flags.trackingHeld else { return false }
-        // An evaluation records its reads even inside `_quietly` (an observation's first value
-        // is an evaluation made inside one): the recording is looked at first.
-        if let recording = _currentRecording() {
-            recording.pointee.record(self, index)
-            return true
-        }
-        if let tracking = _ThreadContext.existingTracking(), tracking.pointee.quietDepth > 0 { return true }
-        if tether_holding_get() { _releaseHold() }
-        return false
+    var _readingQuietly: Bool {
+        guard let tracking = _ThreadContext.existingTracking() else { return false }
+        return tracking.pointee.quietDepth > 0
     }
 }
 
@@ -391,15 +332,6 @@ struct _Recording {
         matchedBeforeDivergence = cursor - expected
         cursor = expected + expectedCount + 1
     }
-
-    /// Records one read of the running evaluation: most often the read the last evaluation
-    /// made at this point, a comparison.
-    @inline(__always)
-    mutating func record(_ registrar: ModelRegistrar, _ index: Int) {
-        if recordExpected(registrar, index) { return }
-        diverge()
-        recorder._withUnsafeGuaranteedRef { $0.recordOther(registrar, index) }
-    }
 }
 
 /// Records which tracked properties an evaluation reads, and keeps the observers of those
@@ -484,7 +416,6 @@ final class _DependencyRecorder: @unchecked Sendable {
         recording.pointee.start()
         recording.pointee.evaluating = true
         if _slowPath(invalidated.load(ordering: .acquiring)) { rebuild() }
-        _holdTracking()
         let evaluation = _Evaluation(interrupted: _currentRecording())
         tether_recording_set(recording)
         return evaluation

@@ -5,11 +5,8 @@
 #ifndef TETHER_THREAD_H
 #define TETHER_THREAD_H
 
-#include <stdbool.h>
-
 extern __thread void *_Nullable tether_tracking_state __attribute__((tls_model("initial-exec")));
 extern __thread void *_Nullable tether_recording __attribute__((tls_model("initial-exec")));
-extern __thread bool tether_holding __attribute__((tls_model("initial-exec")));
 
 /// The calling thread's tracking state (a `_TrackingState`), or NULL before its first use.
 static inline void *_Nullable tether_tracking_state_get(void) {
@@ -29,15 +26,6 @@ static inline void *_Nullable tether_recording_get(void) {
 
 static inline void tether_recording_set(void *_Nullable recording) {
     tether_recording = recording;
-}
-
-/// Whether the calling thread holds tracking (counts in Tether's process-wide read switch).
-static inline bool tether_holding_get(void) {
-    return tether_holding;
-}
-
-static inline void tether_holding_set(bool holding) {
-    tether_holding = holding;
 }
 
 #endif
