@@ -297,7 +297,6 @@ where Same.Value == V, Output.Value == V {
     // Touched only on the owner thread (see above): no dynamic exclusivity check.
     @exclusivity(unchecked) @usableFromInline var last: V?
     @usableFromInline let recorder = _DependencyRecorder()
-    @usableFromInline let flags = _TetherFlags.shared
 
     @inlinable
     init(model: M, get: _Getter<M, V>, output: Output) {
@@ -318,7 +317,7 @@ where Same.Value == V, Output.Value == V {
     @inlinable @inline(__always)
     func dependencyChanged(modelIsAlive: Bool) {
         if recorder.isCancelled { return }
-        if flags.batches.load(ordering: .relaxed) != 0, _deferRecompute(self) { return }
+        if _ThreadContext.batchesRunning, _deferRecompute(self) { return }
         if modelIsAlive {
             unretainedModel._withUnsafeGuaranteedRef { evaluate($0) }
         } else {

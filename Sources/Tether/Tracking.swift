@@ -28,9 +28,6 @@ final class _TetherFlags: Sendable {
     /// The number of open transactions, on any thread. Non-zero: a write must look further
     /// than its own observers.
     @usableFromInline let writes = Atomic<Int>(0)
-    /// The number of batches being run (see `_ThreadContext.batch`), on any thread. Non-zero: a
-    /// computed observer must check whether its recomputation waits for the end of a batch.
-    @usableFromInline let batches = Atomic<Int>(0)
 
     /// The thread-local slot of each thread's `_ThreadContext`, whose destructor frees the
     /// context when its thread exits.
@@ -100,7 +97,12 @@ final class _ThreadContext {
     @usableFromInline let tracking: UnsafeMutablePointer<_TrackingState>
     @exclusivity(unchecked) var transactionDepth = 0
     @exclusivity(unchecked) var transactionChanges: [_RecordedChange] = []
-    @exclusivity(unchecked) var batchDepth = 0
+    /// How many batches this thread is running: in a C thread-local variable, so that a
+    /// computed observer checks it with one load (see `_ThreadContext.batchesRunning`).
+    var batchDepth: Int {
+        get { tether_batch_depth_get() }
+        set { tether_batch_depth_set(newValue) }
+    }
     @exclusivity(unchecked) var dirty: [any _Recomputable] = []
     @exclusivity(unchecked) var dirtyIDs: Set<ObjectIdentifier> = []
 
@@ -156,13 +158,16 @@ final class _ThreadContext {
 
     // MARK: Batches: computed observers recompute once, after every change of a batch.
 
+    /// Whether a batch is running on this thread (a computed observer's recomputation then
+    /// waits for its end). One thread-local load.
+    @inlinable @inline(__always)
+    static var batchesRunning: Bool { tether_batch_depth_get() != 0 }
+
     /// Runs `body` as one batch: computed observers notified during it recompute once, at the
     /// end of the outermost batch.
     func batch(_ body: () -> Void) {
         batchDepth += 1
-        _TetherFlags.shared.batches.add(1, ordering: .relaxed)
         body()
-        _TetherFlags.shared.batches.subtract(1, ordering: .relaxed)
         batchDepth -= 1
         if batchDepth == 0 { flushDirty() }
     }
@@ -177,13 +182,11 @@ final class _ThreadContext {
 
     private func flushDirty() {
         batchDepth += 1
-        _TetherFlags.shared.batches.add(1, ordering: .relaxed)
         while !dirty.isEmpty {
             let next = dirty.removeFirst()
             dirtyIDs.remove(ObjectIdentifier(next))
             next.recompute()
         }
-        _TetherFlags.shared.batches.subtract(1, ordering: .relaxed)
         batchDepth -= 1
     }
 }
@@ -370,7 +373,6 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// another model, so the next evaluation observes everything it reads anew.
     @usableFromInline let invalidated = Atomic<Bool>(false)
 
-    @usableFromInline let flags = _TetherFlags.shared
 
     @usableFromInline init() {
         recording = .allocate(capacity: 1)

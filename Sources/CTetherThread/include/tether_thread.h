@@ -7,6 +7,7 @@
 
 extern __thread void *_Nullable tether_tracking_state __attribute__((tls_model("initial-exec")));
 extern __thread void *_Nullable tether_recording __attribute__((tls_model("initial-exec")));
+extern __thread long tether_batch_depth __attribute__((tls_model("initial-exec")));
 
 /// The calling thread's tracking state (a `_TrackingState`), or NULL before its first use.
 static inline void *_Nullable tether_tracking_state_get(void) {
@@ -26,6 +27,15 @@ static inline void *_Nullable tether_recording_get(void) {
 
 static inline void tether_recording_set(void *_Nullable recording) {
     tether_recording = recording;
+}
+
+/// How many batches (Tether's `_ThreadContext.batch`) are running on the calling thread.
+static inline long tether_batch_depth_get(void) {
+    return tether_batch_depth;
+}
+
+static inline void tether_batch_depth_set(long depth) {
+    tether_batch_depth = depth;
 }
 
 #endif
