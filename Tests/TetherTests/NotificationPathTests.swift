@@ -220,6 +220,49 @@ struct NotificationPathTests {
         #expect(names.values == ["unitPrice", "customer"])
     }
 
+    @Test func everyPropertyObserversComeAndGoBesideAPropertysOwnObserver() {
+        // A delivery with nothing but the property's own observers takes a shorter path; an
+        // every-property observer must be reached while it is subscribed, and only then.
+        let invoice = Invoice()
+        let quantities = Recorder<Int>()
+        let names = Recorder<String>()
+        let quantitySubscription = quantities.record(observe(invoice, \.quantity))
+        invoice.quantity = 2                              // own observer only
+        invoice.customer = "Ada"                          // nobody observes it
+        let everything = names.record(changes(of: invoice).map(\.name))
+        invoice.quantity = 3
+        invoice.customer = "Grace"
+        everything.dispose()
+        invoice.quantity = 4                              // own observer only, again
+        invoice.customer = "Alan"
+        quantitySubscription.dispose()
+        invoice.quantity = 5                              // nobody at all
+        #expect(quantities.events == [.next(1), .next(2), .next(3), .next(4)])
+        #expect(names.events == [.next("quantity"), .next("customer")])
+        #expect(invoice._$registrar.observerCount(index: 1) == 0)
+        #expect(invoice._$registrar.observerCount(index: nil) == 0)
+    }
+
+    @Test func aPropertyWrittenInATransactionBeforeAnyoneObservesItIsNotDeliveredAgain() {
+        // Nobody observes `quantity` when the transaction writes it; an observer that subscribes
+        // later in the transaction starts from the written value, and the transaction's end
+        // has nothing more to deliver for it. A later write in the same transaction is
+        // delivered once, at the end.
+        let invoice = Invoice()
+        let quantities = Recorder<Int>()
+        let prices = Recorder<Double>()
+        transaction {
+            invoice.quantity = 2
+            quantities.record(observe(invoice, \.quantity))
+            prices.record(observe(invoice, \.unitPrice))
+            invoice.unitPrice = 4
+            invoice.unitPrice = 5
+            #expect(prices.values == [0])
+        }
+        #expect(quantities.values == [2])
+        #expect(prices.values == [0, 5])
+    }
+
     @Test func observersAddedDuringADeliveryGetTheNextChangesOnly() {
         let invoice = Invoice()
         let late = Recorder<Int>()
