@@ -202,9 +202,8 @@ public final class ModelRegistrar: Sendable {
     /// nobody listens to has nothing to deliver at its end (an observer that subscribes during
     /// the transaction starts from the current value).
     @inlinable @inline(__always)
-    func needsNotification(_ index: Int) -> Bool {
-        (watched.load(ordering: .relaxed) | bridged.load(ordering: .relaxed)) & Self.mask(for: index)
-            | stale.load(ordering: .relaxed) != 0
+    func needsNotification(_ index: Int, bridged: UInt64) -> Bool {
+        (watched.load(ordering: .relaxed) | bridged) & Self.mask(for: index) | stale.load(ordering: .relaxed) != 0
             || _persistence.load(ordering: .relaxed) != nil
     }
 
@@ -239,8 +238,9 @@ public final class ModelRegistrar: Sendable {
     public func willSet<M: Model, V>(
         _ model: M, index: Int, from oldValue: V, to newValue: V, _ keyPath: @autoclosure () -> KeyPath<M, V>
     ) -> Bool {
-        guard needsNotification(index) else { return false }
-        if bridged.load(ordering: .relaxed) & Self.mask(for: index) != 0 { _willSetSlow(model, keyPath) }
+        let bridged = bridged.load(ordering: .relaxed)
+        guard needsNotification(index, bridged: bridged) else { return false }
+        if bridged & Self.mask(for: index) != 0 { _willSetSlow(model, keyPath) }
         return true
     }
 
@@ -249,8 +249,9 @@ public final class ModelRegistrar: Sendable {
     public func willSet<M: Model, V: Equatable>(
         _ model: M, index: Int, from oldValue: V, to newValue: V, _ keyPath: @autoclosure () -> KeyPath<M, V>
     ) -> Bool {
-        guard needsNotification(index), oldValue != newValue else { return false }
-        if bridged.load(ordering: .relaxed) & Self.mask(for: index) != 0 { _willSetSlow(model, keyPath) }
+        let bridged = bridged.load(ordering: .relaxed)
+        guard needsNotification(index, bridged: bridged), oldValue != newValue else { return false }
+        if bridged & Self.mask(for: index) != 0 { _willSetSlow(model, keyPath) }
         return true
     }
 
@@ -276,8 +277,8 @@ public final class ModelRegistrar: Sendable {
     /// time.
     @inlinable @inline(never)
     func _didSet<V>(_ model: AnyObject, index: Int, mask: UInt64, to newValue: V, _ type: any _ModelWrites.Type) {
-        if flags.writes.load(ordering: .relaxed) != 0 || bridged.load(ordering: .relaxed) & mask != 0 {
-            // Observation may observe this property, or a transaction is open somewhere.
+        if _ThreadContext.transactionOpen || bridged.load(ordering: .relaxed) & mask != 0 {
+            // Observation may observe this property, or a transaction is open on this thread.
             type._didSetSlow(self, model, index: index, value: newValue)
             return
         }
@@ -306,8 +307,7 @@ public final class ModelRegistrar: Sendable {
         if flags.bridgeEnabled, bridged.load(ordering: .relaxed) & Self.mask(for: index) != 0 {
             side.observation.didSet(model, keyPath: keyPath)
         }
-        if flags.transactionsOpen, let context = _ThreadContext.existing,
-           context.transactionDepth > 0 {
+        if _ThreadContext.transactionOpen, let context = _ThreadContext.existing {
             let id = ObjectIdentifier(self)
             if !context.transactionChanges.contains(where: { $0.registrar == id && $0.index == index }) {
                 context.transactionChanges.append(_RecordedChange(registrar: id, index: index) { [self] in

@@ -25,9 +25,6 @@ import Darwin
 final class _TetherFlags: Sendable {
     /// Whether the Observation bridge is on: a read outside any evaluation reports itself.
     @usableFromInline let bridge = Atomic<Bool>(true)
-    /// The number of open transactions, on any thread. Non-zero: a write must look further
-    /// than its own observers.
-    @usableFromInline let writes = Atomic<Int>(0)
 
     /// The thread-local slot of each thread's `_ThreadContext`, whose destructor frees the
     /// context when its thread exits.
@@ -54,7 +51,6 @@ final class _TetherFlags: Sendable {
     func setBridge(_ enabled: Bool) {
         bridge.store(enabled, ordering: .relaxed)
     }
-    var transactionsOpen: Bool { writes.load(ordering: .relaxed) != 0 }
 }
 
 /// What one thread does with tracking right now: the innermost evaluation's recording,
@@ -95,7 +91,17 @@ func _currentRecording() -> UnsafeMutablePointer<_Recording>? {
 final class _ThreadContext {
     /// The thread's tracking state (freed with the context).
     @usableFromInline let tracking: UnsafeMutablePointer<_TrackingState>
-    @exclusivity(unchecked) var transactionDepth = 0
+    /// How many transactions are open on this thread: in a C thread-local variable, so that a
+    /// write checks it with one load (see `_ThreadContext.transactionOpen`).
+    var transactionDepth: Int {
+        get { tether_transaction_depth_get() }
+        set { tether_transaction_depth_set(newValue) }
+    }
+
+    /// Whether a transaction is open on this thread (a write then records its change for the
+    /// transaction's end). One thread-local load.
+    @inlinable @inline(__always)
+    static var transactionOpen: Bool { tether_transaction_depth_get() != 0 }
     @exclusivity(unchecked) var transactionChanges: [_RecordedChange] = []
     /// How many batches this thread is running: in a C thread-local variable, so that a
     /// computed observer checks it with one load (see `_ThreadContext.batchesRunning`).
@@ -543,9 +549,7 @@ struct _RecordedChange {
 public func transaction<R>(_ body: () throws -> R) rethrows -> R {
     let context = _ThreadContext.current
     context.transactionDepth += 1
-    _TetherFlags.shared.writes.add(1, ordering: .relaxed)
     defer {
-        _TetherFlags.shared.writes.subtract(1, ordering: .relaxed)
         context.transactionDepth -= 1
         if context.transactionDepth == 0 {
             let changes = context.transactionChanges

@@ -8,6 +8,7 @@
 extern __thread void *_Nullable tether_tracking_state __attribute__((tls_model("initial-exec")));
 extern __thread void *_Nullable tether_recording __attribute__((tls_model("initial-exec")));
 extern __thread long tether_batch_depth __attribute__((tls_model("initial-exec")));
+extern __thread long tether_transaction_depth __attribute__((tls_model("initial-exec")));
 
 /// The calling thread's tracking state (a `_TrackingState`), or NULL before its first use.
 static inline void *_Nullable tether_tracking_state_get(void) {
@@ -36,6 +37,15 @@ static inline long tether_batch_depth_get(void) {
 
 static inline void tether_batch_depth_set(long depth) {
     tether_batch_depth = depth;
+}
+
+/// How many transactions (Tether's `transaction(_:)`) are open on the calling thread.
+static inline long tether_transaction_depth_get(void) {
+    return tether_transaction_depth;
+}
+
+static inline void tether_transaction_depth_set(long depth) {
+    tether_transaction_depth = depth;
 }
 
 #endif
