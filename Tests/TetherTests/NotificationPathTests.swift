@@ -263,6 +263,35 @@ struct NotificationPathTests {
         #expect(prices.values == [0, 5])
     }
 
+    @Test func aTransactionOpenOnAnotherThreadDoesNotHoldBackThisThreadsChanges() {
+        // Transactions belong to their thread: while another thread sits inside one, a write here
+        // is delivered at once, and the other thread's writes are delivered when it ends.
+        let invoice = Invoice()
+        let quantities = Recorder<Int>()
+        quantities.record(observe(invoice, \.quantity))
+        let inside = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
+        let otherValues = Recorder<Int>()
+        DispatchQueue.global().async {
+            let other = Invoice()
+            otherValues.record(observe(other, \.quantity))
+            transaction {
+                other.quantity = 7
+                inside.signal()
+                release.wait()
+            }
+            finished.signal()
+        }
+        inside.wait()
+        invoice.quantity = 2
+        #expect(quantities.values == [1, 2], "delivered at once, while the other thread's transaction is open")
+        #expect(otherValues.values == [1], "the other thread's change waits for its transaction's end")
+        release.signal()
+        finished.wait()
+        #expect(otherValues.values == [1, 7])
+    }
+
     @Test func observersAddedDuringADeliveryGetTheNextChangesOnly() {
         let invoice = Invoice()
         let late = Recorder<Int>()
