@@ -1,6 +1,6 @@
-// Public: tracked reads and evaluations, inlined into the code that uses models, reach the
-// calling thread's tracking state through the C thread-local variable (`tether_tracking_state_get`);
-// nothing in it is meant to be called from outside Tether.
+// Public: tracked reads and writes and evaluations, inlined into the code that uses models, reach
+// the calling thread's state through C thread-local variables (`tether_recording_get`,
+// `tether_transaction_depth_get`, ...); nothing in it is meant to be called from outside Tether.
 public import CTetherThread
 import Synchronization
 
@@ -53,15 +53,14 @@ final class _TetherFlags: Sendable {
     }
 }
 
-/// What one thread does with tracking right now: the innermost evaluation's recording,
-/// Tether's own reads. Kept apart from its `_ThreadContext`, in memory of its own, so that the
-/// thread-local slot can point at it (no class reference to retain).
+/// What one thread does with tracking right now, besides its innermost evaluation: Tether's own
+/// reads. Kept apart from its `_ThreadContext`, in memory of its own, so that the thread-local
+/// slot can point at it (no class reference to retain).
 ///
-/// The two things a read or an evaluation touches are C thread-locals of their own, one load
-/// each from the thread pointer (`CTetherThread`): the recording of the innermost evaluation
-/// (`tether_recording`; each evaluation puts back the one it interrupted when it ends, and
-/// `_quietly` puts it aside), and whether the thread holds tracking (`tether_holding`, see
-/// `_TetherFlags`).
+/// What reads, writes and evaluations touch on every call are C thread-locals of their own, one
+/// load each from the thread pointer (`CTetherThread`): the recording of the innermost
+/// evaluation (`tether_recording`; each evaluation puts back the one it interrupted when it
+/// ends, and `_quietly` puts it aside), and the thread's open transactions and running batches.
 ///
 /// Confined to its thread.
 @usableFromInline
@@ -284,6 +283,9 @@ struct _Recording {
     /// replaced only by `commit` (never during an evaluation).
     @usableFromInline var expected: UnsafeMutablePointer<_DependencyKey>
     @usableFromInline var expectedCount = 0
+    /// `expected + expectedCount`: the first end marker, where an evaluation that read exactly
+    /// the expected keys leaves the cursor.
+    @usableFromInline var expectedEnd: UnsafeMutablePointer<_DependencyKey>
     /// How many keys (the end markers included) `expected`'s memory holds.
     var expectedCapacity = 2
     /// The key the running evaluation's next read is compared with: it moves along `expected`
@@ -303,10 +305,11 @@ struct _Recording {
         expected = .allocate(capacity: 2)
         expected.initialize(repeating: .end, count: 2)
         cursor = expected
+        expectedEnd = expected
     }
 
     /// Whether the running evaluation stopped following `expected`.
-    var diverged: Bool { cursor == expected + expectedCount + 1 }
+    var diverged: Bool { cursor == expectedEnd + 1 }
 
     /// How many reads of the running evaluation matched `expected`, in order.
     var matched: Int { diverged ? matchedBeforeDivergence : cursor - expected }
@@ -314,7 +317,7 @@ struct _Recording {
     /// Whether the evaluation that just ended read other keys than `expected` (in number, in
     /// order, or in identity).
     @inlinable @inline(__always)
-    var readOthers: Bool { cursor != expected + expectedCount }
+    var readOthers: Bool { cursor != expectedEnd }
 
     /// The keys of the last committed evaluation.
     var expectedKeys: UnsafeBufferPointer<_DependencyKey> { UnsafeBufferPointer(start: expected, count: expectedCount) }
@@ -339,7 +342,7 @@ struct _Recording {
     mutating func diverge() {
         guard !diverged else { return }
         matchedBeforeDivergence = cursor - expected
-        cursor = expected + expectedCount + 1
+        cursor = expectedEnd + 1
     }
 }
 
@@ -493,6 +496,7 @@ final class _DependencyRecorder: @unchecked Sendable {
             _ = UnsafeMutableBufferPointer(start: stored, count: keys.count).initialize(from: keys)
             (stored + keys.count).initialize(repeating: .end, count: 2)
             recording.pointee.expectedCount = keys.count
+            recording.pointee.expectedEnd = stored + keys.count
             recording.pointee.cursor = stored
         }
         dropped.forEach { $0.dispose() }

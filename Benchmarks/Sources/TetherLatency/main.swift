@@ -526,6 +526,65 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "profile-w5a-ha
     exit(0)
 }
 
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "interleaved" {
+    // W5d and W5a, Tether and hand-written, timed in alternation in one process: 40 rounds of
+    // `count` updates (sets) each (default 1,000,000). This VM has slow phases of a few hundred
+    // milliseconds in which every loop here slows down by about half; package-benchmark runs
+    // each row in turn, seconds apart, so a row can land in a slow phase and its peer not.
+    // Alternating short chunks puts both in the same phase; each round's ratio compares the
+    // two chunks next to each other. The sinks store the value with a plain (relaxed) store.
+    let count = CommandLine.arguments.count >= 3 ? Int(CommandLine.arguments[2])! : 1_000_000
+    let received = Atomic<Int>(0)
+    let totals = ProfileTotals()
+    let totalSubscription = observe(totals, \.total).subscribe(next: { received.store($0, ordering: .relaxed) })
+    let handTotals = makeProfileHandTotals { received.store($0, ordering: .relaxed) }
+    let counter = ProfileTotals()
+    let counterSubscription = observe(counter, \.a).subscribe(next: { received.store($0, ordering: .relaxed) })
+    let handCounter = makeProfileHandCounter { received.store($0, ordering: .relaxed) }
+    func timed(_ body: () -> Void) -> Double {
+        let start = monotonicNanoseconds()
+        body()
+        return Double(monotonicNanoseconds() - start) / Double(count)
+    }
+    var rows: [(tether5d: Double, hand5d: Double, tether5a: Double, hand5a: Double)] = []
+    for _ in 0..<40 {
+        let tether5d = timed {
+            for i in 0..<count {
+                switch i % 3 {
+                case 0: totals.a = i &+ 1
+                case 1: totals.b = i &+ 1
+                default: totals.c = i &+ 1
+                }
+            }
+        }
+        let hand5d = timed {
+            for i in 0..<count {
+                switch i % 3 {
+                case 0: handTotals.a = i &+ 1
+                case 1: handTotals.b = i &+ 1
+                default: handTotals.c = i &+ 1
+                }
+            }
+        }
+        let tether5a = timed { for i in 0..<count { counter.a = i &+ 1 } }
+        let hand5a = timed { for i in 0..<count { handCounter.x = i &+ 1 } }
+        rows.append((tether5d, hand5d, tether5a, hand5a))
+    }
+    func summary(_ name: String, _ tether: [Double], _ hand: [Double]) {
+        let ratios = zip(tether, hand).map { $0 / $1 }.sorted()
+        let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+        print(String(
+            format: "%@: Tether median %.1f ns (%.1f-%.1f), hand-written %.1f ns (%.1f-%.1f); per-round ratio median %.2fx, range %.2f-%.2fx",
+            name, median(tether), tether.min()!, tether.max()!, median(hand), hand.min()!, hand.max()!,
+            ratios[ratios.count / 2], ratios.first!, ratios.last!
+        ))
+    }
+    summary("W5d", rows.map(\.tether5d), rows.map(\.hand5d))
+    summary("W5a", rows.map(\.tether5a), rows.map(\.hand5a))
+    withExtendedLifetime((totalSubscription, counterSubscription)) {}
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-fetch" {
     // For profilers: load 100,000 rows as models into a fresh store, 10 times (not part of the tables).
     let path = temporaryDatabase("profile-fetch")
