@@ -23,8 +23,12 @@ let benchmarks: @Sendable () -> Void = {
         timeUnits: .nanoseconds,
         units: [.mallocCountTotal: .count],
         warmupIterations: 3,
+        // Every row is measured for 2 s (or its own duration), not for a number of samples:
+        // 1,000 samples of a few-ns operation took tens of milliseconds, one slice of this
+        // machine's slow and fast phases, so a row and its peer, measured seconds apart, could
+        // land in different ones.
         maxDuration: .seconds(2),
-        maxIterations: 1_000
+        maxIterations: 10_000_000
     )
     registerW1()
     registerW2()
