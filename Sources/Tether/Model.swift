@@ -38,10 +38,13 @@ public protocol _ModelWrites: AnyObject {
 }
 
 extension Model {
+    /// Tether's implementation of `_ModelWrites._didSetSlow` for every model: the write goes to
+    /// Observation (if it may observe the property) and to the open transaction, or is delivered.
     public static func _didSetSlow<V>(_ registrar: ModelRegistrar, _ model: AnyObject, index: Int, value: V) {
         registrar._didSetSlow(unsafeDowncast(model, to: Self.self), index: index, value: value, _keyPath(index, V.self))
     }
 
+    /// Tether's implementation of `_ModelWrites._redeliver` for every model.
     public static func _redeliver<V>(_ registrar: ModelRegistrar, _ model: AnyObject, index: Int, _: V.Type) {
         registrar._redeliver(unsafeDowncast(model, to: Self.self), index: index, keyPath: _keyPath(index, V.self))
     }

@@ -402,10 +402,7 @@ public final class ModelRegistrar: Sendable {
         if stale.load(ordering: .relaxed) | watched.load(ordering: .relaxed) & (1 << 63) == 0,
            _persistence.load(ordering: .relaxed) == nil {
             // Nearly always: the property's own observers, whose view is up to date, and nobody else.
-            if let first = view.pointee.first {
-                first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
-                if view.pointee.hasRest { _deliverRest(view, index, value) }
-            }
+            _callObservers(view, index, value)
         } else {
             _deliverWithOthers(side, model, index, value)
         }
@@ -434,15 +431,21 @@ public final class ModelRegistrar: Sendable {
         if stale.load(ordering: .relaxed) != 0 {
             anyView = _refresh(index, anyInUse: state.depth > 1)
         }
-        if let first = view.pointee.first {
-            first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
-            if view.pointee.hasRest { _deliverRest(view, index, value) }
-        }
+        _callObservers(view, index, value)
         // The every-property view is up to date unless `anyView` is false.
         if !anyView || watched.load(ordering: .relaxed) & (1 << 63) != 0 {
             _deliverToEveryPropertyObservers(side, state.slots + anySlot, index, value, anyView)
         }
         _persistence.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
+    }
+
+    /// Calls the observers in the view of property `index` with the value at `value`.
+    @inlinable @inline(__always)
+    func _callObservers(_ view: UnsafeMutablePointer<_Delivery>, _ index: Int, _ value: UnsafeRawPointer) {
+        if let first = view.pointee.first {
+            first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
+            if view.pointee.hasRest { _deliverRest(view, index, value) }
+        }
     }
 
     /// Calls the observers of `view` after its first one (part of `_deliver`, out of line:
