@@ -21,40 +21,31 @@ public protocol Model: _ModelWrites, Observable, SendableMetatype {
     static var _$schema: ModelSchema<Self> { get }
 }
 
-/// What a model type gives its registrar for the rare paths of a write: Observation's bridge, an
-/// open transaction, a property changed again while its change is being delivered. Every
-/// `Model` has it (Tether implements it); it is not meant to be implemented or called elsewhere.
+/// What a model type gives its registrar for a rare path of a write: a property changed again
+/// while its change is being delivered. Every `Model` has it (Tether implements it); it is not
+/// meant to be implemented or called elsewhere.
 ///
 /// Through it, the registrar's out-of-line `didSet` takes the model type as a value (two
 /// constant words, reached without a call) instead of as a generic parameter: one copy of it
 /// serves every model type with a property of a given value type.
 public protocol _ModelWrites: AnyObject {
-    /// A write of property `index` (holding `value`) while Observation may observe it or a
-    /// transaction is open.
-    static func _didSetSlow<V>(_ registrar: ModelRegistrar, _ model: AnyObject, index: Int, value: V)
     /// Property `index` changed again during the delivery of its change: delivers its current
     /// value until it stops changing.
     static func _redeliver<V>(_ registrar: ModelRegistrar, _ model: AnyObject, index: Int, _ type: V.Type)
 }
 
 extension Model {
-    /// Tether's implementation of `_ModelWrites._didSetSlow` for every model: the write goes to
-    /// Observation (if it may observe the property) and to the open transaction, or is delivered.
-    public static func _didSetSlow<V>(_ registrar: ModelRegistrar, _ model: AnyObject, index: Int, value: V) {
-        registrar._didSetSlow(unsafeDowncast(model, to: Self.self), index: index, value: value, _keyPath(index, V.self))
-    }
-
     /// Tether's implementation of `_ModelWrites._redeliver` for every model.
     public static func _redeliver<V>(_ registrar: ModelRegistrar, _ model: AnyObject, index: Int, _: V.Type) {
         registrar._redeliver(unsafeDowncast(model, to: Self.self), index: index, keyPath: _keyPath(index, V.self))
     }
 
-    /// The key path of tracked property `index`, which holds `V`.
+    /// The key path of tracked property `index`, which holds `V`: a check of the declared value
+    /// type and a reference cast, not a dynamic cast.
     static func _keyPath<V>(_ index: Int, _: V.Type) -> KeyPath<Self, V> {
-        guard let keyPath = _$schema.properties[index].keyPath as? KeyPath<Self, V> else {
-            preconditionFailure("Tether: \(Self.self)'s property \(index) does not hold \(V.self)")
-        }
-        return keyPath
+        let property = _$schema.properties[index]
+        precondition(property.valueType == V.self, "Tether: \(Self.self)'s property \(index) does not hold \(V.self)")
+        return unsafeDowncast(property.keyPath, to: KeyPath<Self, V>.self)
     }
 }
 

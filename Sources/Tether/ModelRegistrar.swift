@@ -266,7 +266,14 @@ public final class ModelRegistrar: Sendable {
     /// change for the end of the current transaction).
     @inlinable @inline(__always)
     public func didSet<M: Model, V>(_ model: M, index: Int, to newValue: V, _ keyPath: @autoclosure () -> KeyPath<M, V>) {
-        _didSet(model, index: index, mask: Self.mask(for: index), to: newValue, M.self)
+        let mask = Self.mask(for: index)
+        if _slowPath(_ThreadContext.transactionOpen || bridged.load(ordering: .relaxed) & mask != 0) {
+            // Observation may observe this property, or a transaction is open on this thread:
+            // the key path is at hand here.
+            _didSetSlow(model, index: index, value: newValue, keyPath())
+            return
+        }
+        _didSet(model, index: index, mask: mask, to: newValue, M.self)
     }
 
     /// `didSet`, out of line: a setter's fast path (nobody observing) stays a few instructions,
@@ -274,14 +281,10 @@ public final class ModelRegistrar: Sendable {
     /// type (`type` leads to what needs it, the rare paths): one copy serves every model with a
     /// property of that type, so the optimizer has no near-identical copies to merge behind
     /// forwarding thunks. `mask` is `mask(for: index)`, which the setter computes at compile
-    /// time.
+    /// time. The setter has already sent the write to `_didSetSlow` if Observation may observe
+    /// the property or a transaction is open.
     @inlinable @inline(never)
     func _didSet<V>(_ model: AnyObject, index: Int, mask: UInt64, to newValue: V, _ type: any _ModelWrites.Type) {
-        if _ThreadContext.transactionOpen || bridged.load(ordering: .relaxed) & mask != 0 {
-            // Observation may observe this property, or a transaction is open on this thread.
-            type._didSetSlow(self, model, index: index, value: newValue)
-            return
-        }
         guard watched.load(ordering: .relaxed) & mask != 0 || _persistence.load(ordering: .relaxed) != nil else {
             _refreshIfIdle()
             return
@@ -303,6 +306,7 @@ public final class ModelRegistrar: Sendable {
         }
     }
 
+    @usableFromInline
     func _didSetSlow<M: Model, V>(_ model: M, index: Int, value: V, _ keyPath: KeyPath<M, V>) {
         if flags.bridgeEnabled, bridged.load(ordering: .relaxed) & Self.mask(for: index) != 0 {
             side.observation.didSet(model, keyPath: keyPath)
@@ -346,6 +350,7 @@ public final class ModelRegistrar: Sendable {
 
     /// The rest of `notify` when the property changed again during its delivery: delivers its
     /// current value until it stops changing (reached through `_ModelWrites._redeliver`).
+    @usableFromInline
     func _redeliver<M: Model, V>(_ model: M, index: Int, keyPath: KeyPath<M, V>) {
         var more = true
         while more {

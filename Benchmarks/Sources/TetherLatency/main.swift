@@ -486,6 +486,18 @@ if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "profile-w5a" {
     exit(0)
 }
 
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "profile-w5c-bridged" {
+    // For instruction counters: W5c's "read once" row, `count` writes of a property that was
+    // read once with the Observation bridge on (so each write is reported to Observation).
+    let count = Int(CommandLine.arguments[2])!
+    let totals = ProfileTotals()
+    var sum = totals.a
+    for i in 0..<count { totals.a = i &+ 1 }
+    sum &+= totals.b
+    print("sets", count, "sum", sum)
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "time-w5a" {
     // W5a's loop, timed: ns per set over `count` sets, 5 times (for looking at run-to-run modes).
     let count = Int(CommandLine.arguments[2])!
