@@ -270,10 +270,17 @@ public final class ModelRegistrar: Sendable {
         if _slowPath(_ThreadContext.transactionOpen || bridged.load(ordering: .relaxed) & mask != 0) {
             // Observation may observe this property, or a transaction is open on this thread:
             // the key path is at hand here.
-            _didSetSlow(model, index: index, value: newValue, keyPath())
+            _didSetSlowEntry(model, index: index, value: newValue, keyPath)
             return
         }
         _didSet(model, index: index, mask: mask, to: newValue, M.self)
+    }
+
+    /// `didSet`'s rare path, out of line and specialised, so that both of `didSet`'s calls are
+    /// tail calls and a setter needs no stack frame of its own (W5c).
+    @inlinable @inline(never)
+    func _didSetSlowEntry<M: Model, V>(_ model: M, index: Int, value: V, _ keyPath: () -> KeyPath<M, V>) {
+        _didSetSlow(model, index: index, value: value, keyPath())
     }
 
     /// `didSet`, out of line: a setter's fast path (nobody observing) stays a few instructions,
