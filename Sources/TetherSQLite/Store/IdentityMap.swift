@@ -1,0 +1,212 @@
+import Foundation
+
+struct _RowKey: Hashable, Sendable {
+    let table: String
+    let id: Int64
+}
+
+/// A weak reference to a live model, in the identity map.
+struct _WeakModel {
+    weak var model: AnyObject?
+    init(_ model: AnyObject?) { self.model = model }
+}
+
+/// The identity map: the live model of each row, held weakly, by table (a `_RowMap` each) then
+/// id.
+struct _IdentityMap {
+    private var tables: [String: _RowMap] = [:]
+
+    subscript(key: _RowKey) -> AnyObject? {
+        get { tables[key.table]?[key.id] }
+        set {
+            if let newValue {
+                rows(key.table).set(newValue, for: key.id)
+            } else {
+                tables[key.table]?.remove(key.id)
+            }
+        }
+    }
+
+    /// The rows of `table` (made empty on first use), swept first if that is due.
+    mutating func rows(_ table: String) -> _RowMap {
+        if let rows = tables[table] {
+            rows.sweepIfDue()
+            return rows
+        }
+        let rows = _RowMap()
+        tables[table] = rows
+        return rows
+    }
+
+    /// The number of entries of `table` (live or not yet swept).
+    func entryCount(_ table: String) -> Int { tables[table]?.count ?? 0 }
+
+    /// Every live model, with its key.
+    var live: [(key: _RowKey, model: AnyObject)] {
+        var all: [(key: _RowKey, model: AnyObject)] = []
+        for (table, rows) in tables {
+            rows.forEachLive { id, model in all.append((_RowKey(table: table, id: id), model)) }
+        }
+        return all
+    }
+}
+
+/// The live models of one table's rows, held weakly, by id: in pages of 16 consecutive ids.
+///
+/// Row ids are mostly dense and ascending (SQLite gives a new row the largest id plus one), so
+/// a page is looked up once for a run of rows (the last page used is kept), neighbouring rows
+/// share cache lines, and nothing is hashed per row. (With a `Dictionary` of ids, every row
+/// hashed and probed at a random place of a table of megabytes, entering 100,000 new models
+/// took about 20 of the 75 ms that `TetherLatency profile-insert` measured for the insert.)
+/// Sparse ids cost a page (136 bytes) each at worst.
+///
+/// Entries of freed models are swept out when the store next uses the map (an insert, a fetch,
+/// a load: never in the middle of one, whose own models are all alive) once it has doubled
+/// since the last sweep: amortised, and a long-running app that loads and drops rows keeps a
+/// map in proportion to what it holds.
+///
+/// Confined to the store's thread (and to the writer queue while that thread waits: see
+/// `_WhileWaiting`).
+final class _RowMap {
+    static let pageShift: Int64 = 4
+    static let pageSize = 1 << Int(pageShift)
+    /// An id's slot in its page.
+    static let slotMask = Int64(pageSize - 1)
+
+    /// One page: a word whose bit `i` is set while slot `i` holds a reference (to a live model,
+    /// or to a freed one not yet swept), then 16 slots, for ids `number << 4 ..< (number + 1) << 4`.
+    /// Raw memory rather than an object: finding a page and writing a slot retains nothing.
+    struct Page {
+        let base: UnsafeMutableRawPointer
+
+        static let slotsOffset = 8
+        static let byteCount = slotsOffset + _RowMap.pageSize * MemoryLayout<_WeakModel>.stride
+
+        static func make() -> Page {
+            let base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 8)
+            base.initializeMemory(as: UInt64.self, repeating: 0, count: 1)
+            (base + slotsOffset).initializeMemory(as: _WeakModel.self, repeating: _WeakModel(nil), count: _RowMap.pageSize)
+            return Page(base: base)
+        }
+
+        func free() {
+            slots.deinitialize(count: _RowMap.pageSize)
+            base.deallocate()
+        }
+
+        var occupied: UnsafeMutablePointer<UInt64> { base.assumingMemoryBound(to: UInt64.self) }
+        var slots: UnsafeMutablePointer<_WeakModel> { (base + Self.slotsOffset).assumingMemoryBound(to: _WeakModel.self) }
+    }
+
+    private var pages: [Int64: Page] = [:]
+    /// The pages the last sweep emptied, for new pages until the next sweep (which frees those
+    /// still unused): loads scattered over a table would otherwise allocate a page for most
+    /// rows, and free it at the next sweep.
+    private var spare: [Page] = []
+    /// The page used last, and its number.
+    private var lastNumber: Int64 = .min
+    private var lastPage: Page?
+    /// Slots holding a reference, in every page.
+    private(set) var count = 0
+    /// `count` after the last sweep.
+    private var swept = 0
+
+    init() {}
+
+    deinit {
+        for page in pages.values { page.free() }
+        for page in spare { page.free() }
+    }
+
+    @inline(__always)
+    private func page(_ number: Int64) -> Page? {
+        if number == lastNumber { return lastPage }
+        guard let page = pages[number] else { return nil }
+        lastNumber = number
+        lastPage = page
+        return page
+    }
+
+    /// The live model of row `id`, if there is one.
+    subscript(id: Int64) -> AnyObject? {
+        page(id >> Self.pageShift)?.slots[Int(id & Self.slotMask)].model
+    }
+
+    /// Makes `model` the live model of row `id`.
+    func set(_ model: AnyObject, for id: Int64) {
+        let number = id >> Self.pageShift
+        let page: Page
+        if let existing = self.page(number) {
+            page = existing
+        } else {
+            page = spare.popLast() ?? Page.make()
+            pages[number] = page
+            lastNumber = number
+            lastPage = page
+        }
+        let index = Int(id & Self.slotMask)
+        let bit: UInt64 = 1 << UInt64(index)
+        if page.occupied.pointee & bit == 0 {
+            page.occupied.pointee |= bit
+            count += 1
+        }
+        page.slots[index].model = model
+    }
+
+    /// Forgets row `id`.
+    func remove(_ id: Int64) {
+        guard let page = page(id >> Self.pageShift) else { return }
+        let index = Int(id & Self.slotMask)
+        let bit: UInt64 = 1 << UInt64(index)
+        guard page.occupied.pointee & bit != 0 else { return }
+        page.slots[index].model = nil
+        page.occupied.pointee &= ~bit
+        count -= 1
+    }
+
+    /// Calls `body` with each live model and its id.
+    func forEachLive(_ body: (Int64, AnyObject) -> Void) {
+        for (number, page) in pages {
+            var bits = page.occupied.pointee
+            while bits != 0 {
+                let index = bits.trailingZeroBitCount
+                bits &= bits - 1
+                if let model = page.slots[index].model { body(number << Self.pageShift | Int64(index), model) }
+            }
+        }
+    }
+
+    /// Sweeps if the map has doubled since the last sweep (and holds 2,048 entries or more).
+    func sweepIfDue() {
+        if count >= 2 * max(swept, 1024) { sweep() }
+    }
+
+    /// Drops the entries of freed models, and the pages left empty (kept as spares until the
+    /// next sweep).
+    private func sweep() {
+        for page in spare { page.free() }
+        spare.removeAll(keepingCapacity: true)
+        var emptied: [Int64] = []
+        for (number, page) in pages {
+            var bits = page.occupied.pointee
+            while bits != 0 {
+                let index = bits.trailingZeroBitCount
+                bits &= bits - 1
+                if page.slots[index].model == nil {
+                    page.slots[index].model = nil      // lets the freed model's side table go
+                    page.occupied.pointee &= ~(1 << UInt64(index))
+                    count -= 1
+                }
+            }
+            if page.occupied.pointee == 0 { emptied.append(number) }
+        }
+        for number in emptied {
+            // An emptied page's slots are all empty weak references again: reusable as it is.
+            if let page = pages.removeValue(forKey: number) { spare.append(page) }
+        }
+        lastNumber = .min
+        lastPage = nil
+        swept = count
+    }
+}
+

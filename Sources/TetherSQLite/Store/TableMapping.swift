@@ -1,0 +1,204 @@
+import Foundation
+import Synchronization
+
+/// Reads and writes one persisted property of the models of one type, converting to and from
+/// SQLite values. For a property whose type is `SQLiteConvertible` both directions are typed
+/// (no `Any`, no dynamic cast) and read the backing storage directly.
+struct _ColumnIO: @unchecked Sendable {
+    // The closures are made from the schema's `Sendable` closures and are used on the model's
+    // thread (the store's), or on the writer queue while that thread waits (`_WaitingModels`).
+    let read: (AnyObject) throws(SQLiteError) -> SQLiteValue
+    let write: (AnyObject, SQLiteValue) throws(SQLiteError) -> Void
+
+    /// The reader and writer of `property`, stored in `column`.
+    static func make<M: AnyObject>(_ property: ModelProperty<M>, column: ColumnDefinition) -> _ColumnIO {
+        if let convertible = property.valueType as? any SQLiteConvertible.Type,
+           let typed = typed(convertible, property) {
+            return typed
+        }
+        return _ColumnIO(
+            read: { object throws(SQLiteError) in try column.encode(property.get(unsafeDowncast(object, to: M.self))) },
+            write: { object, value throws(SQLiteError) in property.set(unsafeDowncast(object, to: M.self), try column.decode(value)) })
+    }
+
+    private static func typed<M: AnyObject, T: SQLiteConvertible>(_: T.Type, _ property: ModelProperty<M>) -> _ColumnIO? {
+        guard let get = property.storageReader(as: T.self), let set = property.setterBox(as: T.self) else { return nil }
+        return _ColumnIO(
+            read: { object throws(SQLiteError) in try get.get(unsafeDowncast(object, to: M.self)).sqliteValue() },
+            write: { object, value throws(SQLiteError) in set.set(unsafeDowncast(object, to: M.self), try T(sqliteValue: value)) })
+    }
+}
+
+/// What the store knows about one model type's table.
+final class _Table: @unchecked Sendable {
+    // Immutable after init (the hooks are set at the end of init); used on the model's thread,
+    // and on the writer queue: its SQL strings at any time, and the rest (the column readers
+    // and writers, `makeModel`, the hooks) only while the model's thread waits for the queue
+    // (see `_WaitingModels` and `_WhileWaiting`).
+    let definition: TableDefinition
+    /// Makes a model of the table's type with its default values, and returns its registrar.
+    let makeModel: () -> (AnyObject, Unmanaged<ModelRegistrar>)
+    /// The registrar of a model of the table's type, unretained (the model holds it).
+    let registrarOf: (AnyObject) -> Unmanaged<ModelRegistrar>
+    /// The reader and writer of each column of `definition.columns`, in that order.
+    let columns: [_ColumnIO]
+    let propertyNames: [String]
+    let name: String
+    let quotedName: String
+    let insertSQL: String
+    let selectSQL: String
+    let selectByIDSQL: String
+    private let columnByProperty: [Int: ColumnDefinition]
+    /// The position in `columns` of each property's column, by property index (nil: transient).
+    private let positionByProperty: [Int?]
+    private let updateSQLCache = _Locked<[[String]: String]>([:])
+    /// Installed on the registrar of every live model of the table: records its changes.
+    private(set) var liveHook: _PersistenceHook!
+    /// Installed on the registrar of a model whose row was deleted: reports its changes as errors.
+    private(set) var deletedHook: _PersistenceHook!
+
+    init(makeModel: @escaping () -> (AnyObject, Unmanaged<ModelRegistrar>),
+         registrarOf: @escaping (AnyObject) -> Unmanaged<ModelRegistrar>,
+         definition: TableDefinition, columns: [_ColumnIO], propertyNames: [String], box: _StoreBox) {
+        self.makeModel = makeModel
+        self.registrarOf = registrarOf
+        self.definition = definition
+        self.columns = columns
+        self.propertyNames = propertyNames
+        self.name = definition.tableName
+        self.quotedName = _quote(definition.tableName)
+        let quotedColumns = definition.columns.map { _quote($0.name) }
+        let placeholders = Array(repeating: "?", count: quotedColumns.count).joined(separator: ", ")
+        self.insertSQL = "INSERT INTO \(quotedName) (\(quotedColumns.joined(separator: ", "))) VALUES (\(placeholders))"
+        self.selectSQL = "SELECT id\(quotedColumns.isEmpty ? "" : ", ")\(quotedColumns.joined(separator: ", ")) FROM \(quotedName)"
+        self.selectByIDSQL = selectSQL + " WHERE id = ?"
+        var byProperty: [Int: ColumnDefinition] = [:]
+        var positions = [Int?](repeating: nil, count: propertyNames.count)
+        for (position, column) in definition.columns.enumerated() {
+            byProperty[column.propertyIndex] = column
+            positions[column.propertyIndex] = position
+        }
+        self.columnByProperty = byProperty
+        self.positionByProperty = positions
+        // A hook lives as long as a model holding it, maybe longer than the store: it reaches the
+        // store weakly, and the table only while the store (which holds the table) is alive.
+        liveHook = _PersistenceHook { [unowned self] model, registrar, index in
+            box.store?.changed(model, registrar, column: index, table: self)
+        }
+        deletedHook = _PersistenceHook { [unowned self] _, registrar, index in
+            box.store?.changedAfterDeletion(registrar, column: index, table: self)
+        }
+    }
+
+    func persistsProperty(_ index: Int) -> Bool {
+        index < positionByProperty.count && positionByProperty[index] != nil
+    }
+
+    /// `SELECT` of the given columns (every column when nil) of the rows matching `condition`,
+    /// ordered by property `orderBy` (then by id), or by id.
+    func querySQL(columns: String?, where condition: String?, orderBy: Int?, descending: Bool) throws(StoreError) -> String {
+        var sql = columns.map { "SELECT \($0) FROM \(quotedName)" } ?? selectSQL
+        if let condition { sql += " WHERE \(condition)" }
+        if let orderBy {
+            guard let column = column(forProperty: orderBy) else {
+                let name = orderBy < propertyNames.count ? propertyNames[orderBy] : "#\(orderBy)"
+                throw .mapping(.unsupportedType(model: definition.modelName, property: name, type: "(not persisted)"))
+            }
+            sql += " ORDER BY \(_quote(column.name))\(descending ? " DESC" : ""), id"
+        } else {
+            sql += " ORDER BY id"
+        }
+        return sql
+    }
+
+    func column(forProperty index: Int) -> ColumnDefinition? { columnByProperty[index] }
+
+    func updateSQL(columns: [String]) -> String {
+        updateSQLCache.withLock { cache in
+            if let sql = cache[columns] { return sql }
+            let sets = columns.map { "\(_quote($0)) = ?" }.joined(separator: ", ")
+            let sql = "UPDATE \(quotedName) SET \(sets) WHERE id = ?"
+            cache[columns] = sql
+            return sql
+        }
+    }
+
+    /// Binds the value of every column of `model`, in column order, to `statement`'s
+    /// parameters 1, 2, ...
+    func bindAll(_ model: AnyObject, to statement: Statement) throws(SQLiteError) {
+        for position in columns.indices { try statement.bind(try encode(position: position, of: model), at: position + 1) }
+    }
+
+    /// The value of property `index` of `model` (a persisted property).
+    func encode(property index: Int, of model: AnyObject) throws(SQLiteError) -> SQLiteValue {
+        try encode(position: positionByProperty[index]!, of: model)
+    }
+
+    private func encode(position: Int, of model: AnyObject) throws(SQLiteError) -> SQLiteValue {
+        do {
+            return try columns[position].read(model)
+        } catch {
+            throw error.locating(table: nil, column: definition.columns[position].name, sql: nil)
+        }
+    }
+
+    /// Steps `statement` (the id, then every column) and appends the live model of each row
+    /// to `out`: the one in `live` (the table's identity map) if there is one, else a new model
+    /// made from the row, owned by thread `owner`, written through from now on and added to
+    /// `live`. (Not generic, so that nothing here looks up generic type metadata per row.) On
+    /// error, `out` holds the models of the rows before.
+    ///
+    /// Runs on the writer queue while the models' thread waits (see `_WhileWaiting`).
+    func materialize(
+        _ statement: Statement, live: _RowMap, into out: inout _FetchedModels, owner: UInt
+    ) throws(SQLiteError) {
+        // Everything the loop uses is loaded once (no retain and release per row).
+        let hook = liveHook!
+        let makeModel = self.makeModel
+        try columns.withUnsafeBufferPointer { columns throws(SQLiteError) in
+            while try statement.step() {
+                guard case .integer(let id) = try statement.value(at: 0) else { continue }
+                if let model = live[id] {
+                    out.append(model)
+                    continue
+                }
+                let (model, registrar) = makeModel()
+                for position in 0..<columns.count {
+                    let value = try statement.value(at: position + 1)
+                    do throws(SQLiteError) {
+                        try columns[position].write(model, value)
+                    } catch {
+                        throw located(error, position: position)
+                    }
+                }
+                registrar._withUnsafeGuaranteedRef { registrar in
+                    registrar.adopt(thread: owner)
+                    registrar.rowID.store(id, ordering: .relaxed)
+                    registrar.setPersistence(hook)
+                }
+                live.set(model, for: id)
+                out.append(model)
+            }
+        }
+    }
+
+    /// `error`, naming this table and the column at `position`.
+    private func located(_ error: SQLiteError, position: Int) -> SQLiteError {
+        error.locating(table: name, column: definition.columns[position].name, sql: nil)
+    }
+
+    /// Sets the property stored in column `position` of `model` from `value`; a value that does
+    /// not fit is a mismatch naming the table and column.
+    func decode(_ value: SQLiteValue, position: Int, into model: AnyObject) throws(SQLiteError) {
+        do {
+            try columns[position].write(model, value)
+        } catch {
+            throw located(error, position: position)
+        }
+    }
+}
+
+func _quote(_ identifier: String) -> String {
+    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}
+

@@ -1,0 +1,250 @@
+import Foundation
+
+// Write-through: changes to stored models recorded as they happen and committed in batches, one
+// transaction per turn of the store's scheduler (docs/PERSISTENCE.md, "Write-through timing").
+
+extension Store {
+    // MARK: Write-through
+
+    /// Makes `model` the live model of row `id`: its changes are written through from now on.
+    func attach<M: PersistentModel>(_ model: M, id: Int64, table: _Table) {
+        let registrar = model._$registrar
+        registrar.rowID.store(id, ordering: .relaxed)
+        registrar.setPersistence(table.liveHook)
+        state.identity[_RowKey(table: table.name, id: id)] = model
+    }
+
+    /// The row of `model` is gone (deleted here or elsewhere): write-through stops, the model
+    /// forgets its id (`persistentID` is nil; `deletion(of:)` fires), and any change to a
+    /// persisted property from now on is reported on `errors` as `StoreError.deleted`, as are
+    /// changes still pending (never resurrected).
+    func markDeleted(_ model: any Model, key: _RowKey, table: _Table) {
+        let object = ObjectIdentifier(model)
+        if state.identity[key] === model { state.identity[key] = nil }
+        if state.dirty.removeValue(forKey: object) != nil {
+            errorSubject.sendNext(.deleted(model: table.definition.modelName, id: key.id))
+        }
+        model._$registrar.rowID.store(-key.id, ordering: .relaxed)
+        model._$registrar.setPersistence(table.deletedHook)
+    }
+
+    /// A stored model changed (on the model's thread, called by its table's `liveHook`):
+    /// remember which column, and make sure a commit is scheduled for the end of this turn.
+    func changed(_ model: AnyObject, _ registrar: ModelRegistrar, column: Int, table: _Table) {
+        guard table.persistsProperty(column) else { return }
+        let object = ObjectIdentifier(model)
+        if !state.suppressed.isEmpty, state.suppressed.remove(_Suppressed(object: object, column: column)) != nil {
+            return   // a value reloaded from the database: not a change to write back
+        }
+        if state.dirty[object] == nil {
+            let id = registrar.rowID.load(ordering: .relaxed)
+            guard id > 0 else { return }
+            state.dirty[object] = _DirtyRow(key: _RowKey(table: table.name, id: id), table: table, model: model, columns: [])
+            state.dirtyOrder.append(object)
+        }
+        state.dirty[object]!.columns.insert(column)
+        scheduleCommit()
+    }
+
+    /// A model whose row was deleted changed (called by its table's `deletedHook`).
+    func changedAfterDeletion(_ registrar: ModelRegistrar, column: Int, table: _Table) {
+        guard table.persistsProperty(column) else { return }
+        errorSubject.sendNext(.deleted(model: table.definition.modelName, id: -registrar.rowID.load(ordering: .relaxed)))
+    }
+
+    func scheduleCommit(after delay: Duration? = nil) {
+        guard !state.commitScheduled else { return }
+        state.commitScheduled = true
+        let box = self.box
+        let action: @Sendable () -> Void = { box.store?.commitScheduledChanges() }
+        if let delay { scheduler.schedule(after: delay, action) } else { scheduler.schedule(action) }
+    }
+
+    func commitScheduledChanges() {
+        state.commitScheduled = false
+        do {
+            try commitPending(synchronously: false)
+        } catch {
+            // Reported on `errors` by commitPending.
+        }
+    }
+
+    /// Commits every pending change now and returns when they are durable. Throws the commit's
+    /// error if it fails; the changes then stay pending (and are retried).
+    public func flush() throws(StoreError) {
+        state.commitScheduled = false
+        try commitPending(synchronously: true)
+    }
+
+    /// The number of rows with changes not yet committed.
+    public var pendingRowCount: Int { state.dirty.count }
+
+    /// Reads the values of every changed row (on the model's thread), hands them to the writer
+    /// queue as one transaction, and handles the outcome.
+    func commitPending(synchronously: Bool) throws(StoreError) {
+        let batch = takeBatch()
+        guard !batch.updates.isEmpty else {
+            finish(batch)
+            if synchronously { writer.sync { _ in } }   // wait for commits already under way
+            return
+        }
+        let tracker = self.tracker
+        let work: @Sendable (Connection) throws -> _ChangeSet = { connection in
+            try tracker.write(connection, {
+                for update in batch.updates {
+                    try connection.execute(update.sql, update.arguments)
+                }
+            }, rows: { batch.updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } }).1
+        }
+        if synchronously {
+            let changes: _ChangeSet
+            do {
+                changes = try writer.sync(work)
+            } catch {
+                let storeError = StoreError.wrap(error)
+                finish(batch)
+                restore(batch)
+                errorSubject.sendNext(storeError)
+                throw storeError
+            }
+            finish(batch)
+            state.retryDelay = nil
+            pruneLogIfDue()
+            apply(changes)
+        } else {
+            let box = self.box
+            let scheduler = self.scheduler
+            writer.async { connection in
+                do {
+                    let changes = try work(connection)
+                    scheduler.schedule {
+                        guard let store = box.store else { return }
+                        store.finish(batch)
+                        store.state.retryDelay = nil
+                        store.apply(changes)
+                    }
+                    tracker.pruneIfDue(connection)
+                } catch {
+                    let storeError = StoreError.wrap(error)
+                    scheduler.schedule {
+                        guard let store = box.store else { return }
+                        store.finish(batch)
+                        store.restore(batch)
+                        store.errorSubject.sendNext(storeError)
+                        store.scheduleRetry()
+                    }
+                }
+            }
+        }
+    }
+
+    func scheduleRetry() {
+        let delay = state.retryDelay.map { min($0 * 2, .seconds(5)) } ?? .milliseconds(50)
+        state.retryDelay = delay
+        scheduleCommit(after: delay)
+    }
+
+    /// Takes the pending changes, reading each changed column's current value. Until the batch
+    /// is finished, its columns are "in flight": a reload does not overwrite them.
+    func takeBatch() -> _Batch {
+        var updates: [_Update] = []
+        var taken: [(ObjectIdentifier, _DirtyRow)] = []
+        for object in state.dirtyOrder {
+            guard let row = state.dirty[object] else { continue }
+            taken.append((object, row))
+            let model = row.model
+            let columns = row.columns.sorted()
+            var arguments: [SQLiteValue] = []
+            arguments.reserveCapacity(columns.count + 1)
+            var names: [String] = []
+            for index in columns {
+                guard let column = row.table.column(forProperty: index) else { continue }
+                do {
+                    arguments.append(try row.table.encode(property: index, of: model))
+                    names.append(column.name)
+                } catch {
+                    errorSubject.sendNext(StoreError.wrap(error))
+                }
+            }
+            guard !names.isEmpty else { continue }
+            arguments.append(.integer(row.key.id))
+            updates.append(_Update(key: row.key, sql: row.table.updateSQL(columns: names), arguments: arguments))
+        }
+        state.dirty = [:]
+        state.dirtyOrder = []
+        let batch = _Batch(number: state.nextBatch, updates: updates, rows: taken.map { _TakenRow(object: $0.0, row: $0.1) })
+        state.nextBatch += 1
+        if !batch.rows.isEmpty { state.inFlight[batch.number] = batch.rows }
+        return batch
+    }
+
+    /// The batch's commit is over (done or failed): its columns are no longer in flight.
+    func finish(_ batch: _Batch) {
+        state.inFlight[batch.number] = nil
+    }
+
+    /// The columns of `objects` whose commit is under way (only asked when a reload meets an
+    /// in-flight commit, which is rare: nothing is kept per row on the commit path).
+    func inFlightColumns() -> [ObjectIdentifier: Set<Int>] {
+        var columns: [ObjectIdentifier: Set<Int>] = [:]
+        for rows in state.inFlight.values {
+            for taken in rows { columns[taken.object, default: []].formUnion(taken.row.columns) }
+        }
+        return columns
+    }
+
+    /// Puts the rows of a failed batch back among the pending changes (newer changes to the
+    /// same rows merge with them: the values are read again at the next commit).
+    func restore(_ batch: _Batch) {
+        for taken in batch.rows.reversed() {
+            // A row deleted meanwhile stays deleted.
+            guard state.identity[taken.row.key] != nil else { continue }
+            if var existing = state.dirty[taken.object] {
+                existing.columns.formUnion(taken.row.columns)
+                state.dirty[taken.object] = existing
+            } else {
+                state.dirty[taken.object] = taken.row
+                state.dirtyOrder.insert(taken.object, at: 0)
+            }
+        }
+    }
+
+    /// Commits the pending changes of every open store (called at normal process exit).
+    static func flushAllAtExit() {
+        for store in _StoreRegistry.shared.all() {
+            try? store.flush()
+        }
+    }
+}
+
+/// A row with changes not yet committed. It keeps its model alive until they are: a model the
+/// app drops right after changing it still has its changes written.
+struct _DirtyRow {
+    let key: _RowKey
+    let table: _Table
+    let model: AnyObject
+    var columns: Set<Int>
+}
+
+struct _TakenRow {
+    let object: ObjectIdentifier
+    let row: _DirtyRow
+}
+
+/// One UPDATE of one row: its SQL and arguments (the changed columns' values, then the id).
+struct _Update: Sendable {
+    let key: _RowKey
+    let sql: String
+    let arguments: [SQLiteValue]
+}
+
+/// The changes committed in one transaction.
+struct _Batch: @unchecked Sendable {
+    let number: Int
+    // `updates` is what crosses to the writer queue (Sendable); `rows` stays on the model's
+    // thread: the writer's closures capture only `updates`, and `rows` is read back only by
+    // `restore`, on the model's thread.
+    let updates: [_Update]
+    let rows: [_TakenRow]
+}
+
