@@ -277,10 +277,10 @@ struct ExternalChangeTests {
         let gate = DispatchSemaphore(value: 0)
         store.writer.async { _ in gate.wait() }                   // hold the writer queue
         try fixture.another().execute("UPDATE Ticket SET points = 9 WHERE id = ?", [.integer(id)])
-        let (tracker, box, scheduler) = (store.tracker, store.box, fixture.scheduler)
+        let (tracker, inbox, box, scheduler) = (store.tracker, store.inbox, store.box, fixture.scheduler)
         store.writer.async { connection in                         // what the watcher does, queued: reads 9
-            let changes = try! tracker.catchUp(connection)
-            scheduler.schedule { box.store?.apply(changes) }
+            inbox.push(.changes(try! tracker.catchUp(connection)))
+            scheduler.schedule { box.store?.drain() }
         }
         ticket.points = 5
         fixture.scheduler.advance()                                // our commit: queued after it

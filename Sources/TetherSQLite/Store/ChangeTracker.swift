@@ -104,6 +104,8 @@ struct _ChangeSet: Sendable {
     /// The current values (columns after `id`) of the rows changed by others that still exist,
     /// for the tables the store knows.
     var rows: [_RowKey: [SQLiteValue]] = [:]
+    /// Of those, the rows of known tables that were looked for and not found (deleted).
+    var missing: Set<_RowKey> = []
     /// The new id list of each live query that reads a changed table.
     var queryResults: [Int: Result<[Int64], SQLiteError>] = [:]
     /// The log was pruned past what this store had read: everything it watches is reloaded.
@@ -459,6 +461,8 @@ final class _ChangeTracker: Sendable {
                 values.reserveCapacity(table.definition.columns.count)
                 for index in 0..<table.definition.columns.count { values.append(try select.value(at: index + 1)) }
                 set.rows[key] = values
+            } else {
+                set.missing.insert(key)
             }
             select.reset()
         }

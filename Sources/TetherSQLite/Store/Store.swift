@@ -57,6 +57,7 @@ public final class Store {
     let changeSubject = Subject<StoreChange, Never>()
     let box: _StoreBox
     let tracker = _ChangeTracker()
+    let inbox = _SyncInbox()
     var watcher: _ChangeWatcher?
 
     /// The store's connection, on its serial queue: `Sendable`, so any thread can read through it
@@ -124,7 +125,7 @@ public final class Store {
 
     deinit {
         watcher?.stop()
-        try? commitPending(synchronously: true)
+        flushOrReport(when: "when the store was freed")
         _StoreRegistry.shared.remove(self)
         let queries = state.liveQueries.values
         state.liveQueries = [:]
@@ -207,9 +208,10 @@ public final class Store {
         let count = fresh.count
         let tracker = self.tracker
         let tableName = table.name
-        let (ids, changes) = try writer.sync { connection in
+        let inbox = self.inbox
+        let (ids, stamp) = try writer.sync { connection in
             // Many rows: the tracker runs this with the triggers off and logs ranges of ids.
-            try tracker.insert(connection, into: tableName, count: count) {
+            let (ids, changes) = try tracker.insert(connection, into: tableName, count: count) {
                 let statement = try connection.cachedStatement(sql)
                 var ids: [Int64] = []
                 ids.reserveCapacity(count)
@@ -220,9 +222,16 @@ public final class Store {
                 }
                 return ids
             }
+            return (ids, inbox.push(.changes(changes)))
         }
+        // What happened before the insert is applied first; then the new models are attached
+        // (replacing the model of a deleted row whose id SQLite gave again); then the insert.
+        drain(before: stamp)
         let hook = table.liveHook!
         let live = state.identity.rows(table.name)
+        for id in ids {
+            if let previous = live[id], let model = previous as? any Model { markDeleted(model, key: _RowKey(table: table.name, id: id), table: table) }
+        }
         for (index, id) in zip(fresh, ids) {
             // `objects[index]` is borrowed each time, not held in a local: a local would be
             // retained, then released once the weak reference below made its count slow.
@@ -232,8 +241,9 @@ public final class Store {
             }
             live.set(objects[index], for: id)
         }
+        protect(ids.lazy.map { _RowKey(table: tableName, id: $0) }, at: stamp)
         pruneLogIfDue()
-        apply(changes)
+        drain()
     }
 
     /// Has the writer queue prune the change log after this write, if it is due (in a
@@ -309,24 +319,36 @@ public final class Store {
         // waits for it (see `_WhileWaiting`): no copy of the rows' values in between. They
         // belong to this thread.
         var fetched = _FetchedModels()
+        // The ids of the models made, kept only if older events wait in the inbox (see below).
+        var made: [Int64] = []
         let state = self.state
+        let inbox = self.inbox
         let owner = ModelRegistrar.currentThread
+        var stamp: (stamp: UInt64, waiting: Bool) = (0, false)
         do {
             try withUnsafeMutablePointer(to: &fetched) { fetched throws(StoreError) in
-                let waiting = _WhileWaiting((state: state, fetched: fetched))
-                do {
-                    try writer.sync { connection in
-                        let statement = try connection.cachedStatement(sql)
-                        defer { statement.reset() }
-                        try statement.bind(arguments)
-                        let (state, fetched) = waiting.value
-                        try table.materialize(statement, live: state.identity.rows(table.name), into: &fetched.pointee, owner: owner)
+                try withUnsafeMutablePointer(to: &made) { made throws(StoreError) in
+                    let waiting = _WhileWaiting((state: state, fetched: fetched, made: made))
+                    do {
+                        stamp = try writer.sync { connection in
+                            let statement = try connection.cachedStatement(sql)
+                            defer { statement.reset() }
+                            try statement.bind(arguments)
+                            let (state, fetched, made) = waiting.value
+                            let stamp = inbox.stamp()
+                            try table.materialize(statement, live: state.identity.rows(table.name), into: &fetched.pointee,
+                                                  made: stamp.waiting ? made : nil, owner: owner)
+                            return stamp
+                        }
+                    } catch {
+                        throw StoreError.wrap(error)
                     }
-                } catch {
-                    throw StoreError.wrap(error)
                 }
             }
         }
+        // New models reflect the database as of this read: events read before it and not
+        // applied yet are not applied to them.
+        if stamp.waiting { protect(made.lazy.map { _RowKey(table: table.name, id: $0) }, at: stamp.stamp) }
         return fetched.take(as: M.self)
     }
 
@@ -338,18 +360,21 @@ public final class Store {
         let sql = "DELETE FROM \(table.quotedName) WHERE id = ?"
         let tracker = self.tracker
         let tableName = table.name
-        let changes: _ChangeSet
+        let inbox = self.inbox
+        let stamp: UInt64
         do {
-            changes = try writer.sync { connection in
-                try tracker.write(connection, { try connection.execute(sql, [.integer(id)]) },
-                                  rows: { [(tableName, id, StoreChange.Kind.delete)] }).1
+            stamp = try writer.sync { connection in
+                let changes = try tracker.write(connection, { try connection.execute(sql, [.integer(id)]) },
+                                                rows: { [(tableName, id, StoreChange.Kind.delete)] }).1
+                return inbox.push(.changes(changes))
             }
         } catch {
             throw StoreError.wrap(error)
         }
+        drain(before: stamp)
         markDeleted(model, key: _RowKey(table: table.name, id: id), table: table)
         pruneLogIfDue()
-        apply(changes)
+        drain()
     }
 }
 
@@ -365,6 +390,9 @@ final class _StoreState {
     var dirtyOrder: [ObjectIdentifier] = []
     /// The rows of the batches whose commit is under way, by batch number.
     var inFlight: [Int: [_TakenRow]] = [:]
+    /// Rows whose live model reflects the database as of a stamp while older events still wait
+    /// in the inbox (it was loaded or inserted after them): those events are not applied to it.
+    var rowStamps: [_RowKey: UInt64] = [:]
     var nextBatch = 1
     /// Columns being set from the database: their next change notification is not written back.
     var suppressed: Set<_Suppressed> = []

@@ -1,14 +1,87 @@
 import Foundation
+import Synchronization
 
-// Changes committed to the database, whoever committed them, reaching the live models, the live
-// queries and the `committedChanges` feed (docs/PERSISTENCE.md, "Changes made elsewhere").
+// The sync protocol (docs/PERSISTENCE.md, "The sync protocol"): what the store's connection did
+// and read on the writer queue reaches the store's thread in the order it happened there, and is
+// applied in that order; changes committed elsewhere reach the live models, the live queries and
+// the `committedChanges` feed.
+
+/// Something the writer queue did or read, for the store's thread to apply.
+enum _SyncEvent: Sendable {
+    /// A look at the change log (by the watcher, by `refresh()`, after an insert or a delete).
+    case changes(_ChangeSet)
+    /// A write-through batch was committed; `changes` is the look at the log that followed.
+    case committed(batch: Int, changes: _ChangeSet)
+    /// A write-through batch failed and was rolled back: its rows are pending again.
+    case failed(batch: Int, error: StoreError)
+    /// A look at the log failed.
+    case error(StoreError)
+}
+
+/// An event and its stamp: its place in the order of everything the store's connection did.
+struct _SyncItem: Sendable {
+    let stamp: UInt64
+    let event: _SyncEvent
+}
+
+/// The queue of events from the writer queue to the store's thread.
+///
+/// Events are stamped and appended on the writer queue, inside the work item that produced
+/// them, so stamps follow the order in which the connection saw the database; the store's
+/// thread takes them in that order. A read that hands nothing over (a fetch) takes a stamp too,
+/// so the store knows which waiting events are older than the models it just loaded.
+final class _SyncInbox: Sendable {
+    private struct State {
+        var nextStamp: UInt64 = 1
+        var items: [_SyncItem] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Appends `event` (on the writer queue) and returns its stamp.
+    @discardableResult
+    func push(_ event: _SyncEvent) -> UInt64 {
+        state.withLock { state in
+            let stamp = state.nextStamp
+            state.nextStamp += 1
+            state.items.append(_SyncItem(stamp: stamp, event: event))
+            return stamp
+        }
+    }
+
+    /// A stamp for a read that hands nothing over (on the writer queue), and whether events
+    /// are waiting (all of them older than the read).
+    func stamp() -> (stamp: UInt64, waiting: Bool) {
+        state.withLock { state in
+            let stamp = state.nextStamp
+            state.nextStamp += 1
+            return (stamp, !state.items.isEmpty)
+        }
+    }
+
+    /// Takes the oldest event, if there is one older than `limit`.
+    func pop(before limit: UInt64 = .max) -> _SyncItem? {
+        state.withLock { state in
+            guard let first = state.items.first, first.stamp < limit else { return nil }
+            return state.items.removeFirst()
+        }
+    }
+
+    /// Whether an event older than `stamp` is waiting.
+    func hasItems(before stamp: UInt64) -> Bool {
+        state.withLock { $0.items.first.map { $0.stamp < stamp } ?? false }
+    }
+
+    var isEmpty: Bool { state.withLock { $0.items.isEmpty } }
+}
 
 extension Store {
     // MARK: Noticing changes
 
     /// Looks for changes committed by other connections and processes now, and applies them
-    /// before returning: live models are updated, live queries send new results, and
-    /// `committedChanges` reports them. Call it on the store's thread.
+    /// before returning (with any the watcher had already read): live models are updated, live
+    /// queries send new results, and `committedChanges` reports them. Call it on the store's
+    /// thread.
     ///
     /// A store that watches for external changes (the default) does this by itself shortly after
     /// each commit elsewhere; `refresh()` is for stores opened with
@@ -22,13 +95,14 @@ extension Store {
     /// ```
     public func refresh() throws(StoreError) {
         let tracker = self.tracker
-        let changes: _ChangeSet
+        let inbox = self.inbox
         do {
-            changes = try writer.sync { connection in try tracker.catchUp(connection) }
+            _ = try writer.sync { connection in inbox.push(.changes(try tracker.catchUp(connection))) }
         } catch {
+            drain()
             throw StoreError.wrap(error)
         }
-        apply(changes)
+        drain()
     }
 
     /// Starts the watcher thread, which calls `requestCatchUp` each time it may have seen a
@@ -41,38 +115,78 @@ extension Store {
     }
 
     /// A closure, callable from any thread, that reads the change log on the writer queue and
-    /// hands what it found to the store's scheduler. The watcher thread calls it and waits
-    /// (`sync`: the look runs on the watcher's own thread when the queue is idle, which saves a
-    /// thread hop).
+    /// hands what it found to the store's thread (the inbox, then a turn of its scheduler). The
+    /// watcher thread calls it and waits (`sync`: the look runs on the watcher's own thread when
+    /// the queue is idle, which saves a thread hop).
     func catchUpRequest() -> @Sendable () -> Void {
         let writer = self.writer
         let tracker = self.tracker
+        let inbox = self.inbox
         let box = self.box
         let scheduler = self.scheduler
         return {
-            let changes: _ChangeSet
-            do {
-                changes = try writer.sync { connection in try tracker.catchUp(connection) }
-            } catch {
-                scheduler.schedule { box.store?.errorSubject.sendNext(StoreError.wrap(error)) }
-                return
+            let handed = writer.sync { connection -> Bool in
+                do {
+                    let changes = try tracker.catchUp(connection)
+                    guard !changes.isEmpty else { return false }
+                    inbox.push(.changes(changes))
+                } catch {
+                    inbox.push(.error(StoreError.wrap(error)))
+                }
+                return true
             }
-            guard !changes.isEmpty else { return }
-            scheduler.schedule { box.store?.apply(changes) }
+            if handed { scheduler.schedule { box.store?.drain() } }
         }
     }
 
-    // MARK: Applying changes (the model's thread)
+    // MARK: Applying, in order (the model's thread)
+
+    /// Applies, in the order they happened, the events waiting in the inbox that are older than
+    /// `limit` (all of them by default). May be called again from within (an observer that
+    /// flushes, say): the inner call goes on with the next events, in order.
+    func drain(before limit: UInt64 = .max) {
+        while let item = inbox.pop(before: limit) {
+            process(item)
+        }
+        // Protection lasts only while older events wait.
+        if !state.rowStamps.isEmpty, inbox.isEmpty { state.rowStamps.removeAll() }
+    }
+
+    private func process(_ item: _SyncItem) {
+        switch item.event {
+        case .changes(let set):
+            apply(set, stamp: item.stamp)
+        case .committed(let batch, let set):
+            // The batch's columns stay in flight while the changes its commit found are applied:
+            // those came before the commit, which overwrote them.
+            apply(set, stamp: item.stamp)
+            finish(batch)
+            state.retryDelay = nil
+        case .failed(let batch, let error):
+            restore(batch)
+            errorSubject.sendNext(error)
+            scheduleRetry()
+        case .error(let error):
+            errorSubject.sendNext(error)
+        }
+    }
+
+    /// Marks the live models of `keys` as reflecting the database as of `stamp`, if older events
+    /// are still waiting: those are not applied to them (they would be stale).
+    func protect(_ keys: some Sequence<_RowKey>, at stamp: UInt64) {
+        guard inbox.hasItems(before: stamp) else { return }
+        for key in keys { state.rowStamps[key] = stamp }
+    }
 
     /// Applies what a look at the change log found: reloads live models changed elsewhere,
     /// marks deleted ones, reports every change on `committedChanges`, and updates the live
     /// queries.
-    func apply(_ set: _ChangeSet) {
+    func apply(_ set: _ChangeSet, stamp: UInt64) {
         guard !set.isEmpty else { return }
         if set.resync {
             reloadAllLiveModels()
         } else if !set.externalKeys.isEmpty {
-            reload(set)
+            reload(set, stamp: stamp)
         }
         if changeSubject.subscriberCount > 0 {
             for change in set.changes { changeSubject.sendNext(change) }
@@ -81,11 +195,18 @@ extension Store {
     }
 
     /// Updates the live models of rows changed elsewhere, all in one model transaction (so
-    /// computed properties see every field of a row at once), and marks deleted rows.
-    private func reload(_ set: _ChangeSet) {
+    /// computed properties see every field of a row at once), and marks deleted rows. Skips a
+    /// row whose live model reflects a later state than the look (loaded, or inserted here,
+    /// after it: see `protect`).
+    private func reload(_ set: _ChangeSet, stamp: UInt64) {
         var updates: [(model: any Model, table: _Table, values: [SQLiteValue])] = []
         var deletions: [(model: any Model, key: _RowKey, table: _Table)] = []
+        // A row this look's own transaction inserted: what others did before is about an earlier
+        // row with the same id, whose model the insert already marked deleted.
+        let insertedHere = set.entries.filter { $0.isLocal && $0.kind == .insert }
         for key in set.externalKeys {
+            if !state.rowStamps.isEmpty, let newer = state.rowStamps[key], newer >= stamp { continue }
+            if !insertedHere.isEmpty, insertedHere.contains(where: { $0.table == key.table && $0.rowIDs.contains(key.id) }) { continue }
             guard let model = state.identity[key] as? any Model,
                   let table = state.tablesByName[key.table] else { continue }
             if set.deletedKeys.contains(key) {
@@ -93,9 +214,10 @@ extension Store {
                 deletions.append((model, key, table))
             } else if let values = set.rows[key] {
                 updates.append((model, table, values))
-            } else {
+            } else if set.missing.contains(key) {
                 deletions.append((model, key, table))   // gone by the time it was read
             }
+            // Otherwise the look did not read the row (its table was not the store's yet).
         }
         if !updates.isEmpty {
             let inFlight = state.inFlight.isEmpty ? [:] : inFlightColumns()
@@ -132,27 +254,31 @@ extension Store {
         }
     }
 
-    /// Reloads every live model (after the log was pruned past what this store had read).
+    /// Reloads every live model (after the log was pruned past what this store had read). The
+    /// rows are read now, so they are newer than any event still waiting: those are not applied
+    /// to them.
     private func reloadAllLiveModels() {
         var keysByTable: [String: [_RowKey]] = [:]
         for (key, _) in state.identity.live {
             keysByTable[key.table, default: []].append(key)
         }
         var set = _ChangeSet()
+        var stamp: UInt64 = 0
+        let inbox = self.inbox
         for (name, keys) in keysByTable {
             guard let table = state.tablesByName[name] else { continue }
             let sql = table.selectByIDSQL
             let ids = keys.map(\.id)
             let rows: [Int64: [SQLiteValue]]
             do {
-                rows = try writer.sync { connection in
+                (rows, stamp) = try writer.sync { connection in
                     var rows: [Int64: [SQLiteValue]] = [:]
                     for id in ids {
                         if let row = try connection.rows(sql, [.integer(id)]).first {
                             rows[id] = Array(row.values.dropFirst())
                         }
                     }
-                    return rows
+                    return (rows, inbox.stamp().stamp)
                 }
             } catch {
                 errorSubject.sendNext(StoreError.wrap(error))
@@ -160,10 +286,11 @@ extension Store {
             }
             for key in keys {
                 set.externalKeys.append(key)
-                if let values = rows[key.id] { set.rows[key] = values }
+                if let values = rows[key.id] { set.rows[key] = values } else { set.missing.insert(key) }
             }
         }
-        reload(set)
+        reload(set, stamp: stamp)
+        protect(set.externalKeys, at: stamp)
     }
 
     private func updateLiveQueries(_ set: _ChangeSet) {

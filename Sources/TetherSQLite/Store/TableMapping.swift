@@ -145,12 +145,13 @@ final class _Table: @unchecked Sendable {
     /// Steps `statement` (the id, then every column) and appends the live model of each row
     /// to `out`: the one in `live` (the table's identity map) if there is one, else a new model
     /// made from the row, owned by thread `owner`, written through from now on and added to
-    /// `live`. (Not generic, so that nothing here looks up generic type metadata per row.) On
+    /// `live` (and its id to `made`, if given). (Not generic, so that nothing here looks up generic type metadata per row.) On
     /// error, `out` holds the models of the rows before.
     ///
     /// Runs on the writer queue while the models' thread waits (see `_WhileWaiting`).
     func materialize(
-        _ statement: Statement, live: _RowMap, into out: inout _FetchedModels, owner: UInt
+        _ statement: Statement, live: _RowMap, into out: inout _FetchedModels,
+        made: UnsafeMutablePointer<[Int64]>? = nil, owner: UInt
     ) throws(SQLiteError) {
         // Everything the loop uses is loaded once (no retain and release per row).
         let hook = liveHook!
@@ -177,6 +178,7 @@ final class _Table: @unchecked Sendable {
                     registrar.setPersistence(hook)
                 }
                 live.set(model, for: id)
+                made?.pointee.append(id)
                 out.append(model)
             }
         }

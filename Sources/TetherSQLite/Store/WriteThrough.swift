@@ -69,71 +69,77 @@ extension Store {
         }
     }
 
-    /// Commits every pending change now and returns when they are durable. Throws the commit's
-    /// error if it fails; the changes then stay pending (and are retried).
+    /// Commits every pending change now, and returns when it is durable: the changes made before
+    /// the call, including those whose commit was already under way (the end of a turn's
+    /// commit, or a retry), are committed when it returns. Throws the error of a commit that
+    /// failed; the changes then stay pending (`pendingRowCount`), and are retried.
+    ///
+    /// ```swift
+    /// invoice.quantity = 3
+    /// try store.flush()   // the row holds 3 now, or this threw and the change is still pending
+    /// ```
     public func flush() throws(StoreError) {
-        state.commitScheduled = false
-        try commitPending(synchronously: true)
+        // Commits under way end first: a failed one puts its rows back among the pending ones.
+        if !state.inFlight.isEmpty { writer.sync { _ in } }
+        drain()
+        // Observers may change models in reaction to what the commit applied: those changes are
+        // committed too, a few rounds at most (observers that keep changing models in reaction
+        // to their own changes are not waited for).
+        var rounds = 0
+        while !state.dirty.isEmpty, rounds < 4 {
+            try commitPending(synchronously: true)
+            rounds += 1
+        }
     }
 
-    /// The number of rows with changes not yet committed.
-    public var pendingRowCount: Int { state.dirty.count }
+    /// The number of rows with changes not yet committed: pending, or in a commit that has not
+    /// finished yet.
+    public var pendingRowCount: Int {
+        guard !state.inFlight.isEmpty else { return state.dirty.count }
+        var rows = Set(state.dirty.keys)
+        for taken in state.inFlight.values { rows.formUnion(taken.lazy.map(\.object)) }
+        return rows.count
+    }
 
-    /// Reads the values of every changed row (on the model's thread), hands them to the writer
-    /// queue as one transaction, and handles the outcome.
+    /// Reads the values of every changed row (on the model's thread) and hands them to the writer
+    /// queue as one transaction, whose outcome comes back through the inbox (`drain`):
+    /// synchronously, waiting for it and throwing its error, or at a later turn.
     func commitPending(synchronously: Bool) throws(StoreError) {
         let batch = takeBatch()
         guard !batch.updates.isEmpty else {
-            finish(batch)
-            if synchronously { writer.sync { _ in } }   // wait for commits already under way
+            finish(batch.number)
             return
         }
         let tracker = self.tracker
-        let work: @Sendable (Connection) throws -> _ChangeSet = { connection in
-            try tracker.write(connection, {
-                for update in batch.updates {
-                    try connection.execute(update.sql, update.arguments)
-                }
-            }, rows: { batch.updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } }).1
-        }
-        if synchronously {
-            let changes: _ChangeSet
+        let inbox = self.inbox
+        let number = batch.number
+        let updates = batch.updates
+        let work: @Sendable (Connection) -> StoreError? = { connection in
             do {
-                changes = try writer.sync(work)
+                let changes = try tracker.write(connection, {
+                    for update in updates {
+                        try connection.execute(update.sql, update.arguments)
+                    }
+                }, rows: { updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } }).1
+                inbox.push(.committed(batch: number, changes: changes))
+                return nil
             } catch {
                 let storeError = StoreError.wrap(error)
-                finish(batch)
-                restore(batch)
-                errorSubject.sendNext(storeError)
-                throw storeError
+                inbox.push(.failed(batch: number, error: storeError))
+                return storeError
             }
-            finish(batch)
-            state.retryDelay = nil
+        }
+        if synchronously {
+            let error = writer.sync(work)
+            drain()
+            if let error { throw error }
             pruneLogIfDue()
-            apply(changes)
         } else {
             let box = self.box
             let scheduler = self.scheduler
             writer.async { connection in
-                do {
-                    let changes = try work(connection)
-                    scheduler.schedule {
-                        guard let store = box.store else { return }
-                        store.finish(batch)
-                        store.state.retryDelay = nil
-                        store.apply(changes)
-                    }
-                    tracker.pruneIfDue(connection)
-                } catch {
-                    let storeError = StoreError.wrap(error)
-                    scheduler.schedule {
-                        guard let store = box.store else { return }
-                        store.finish(batch)
-                        store.restore(batch)
-                        store.errorSubject.sendNext(storeError)
-                        store.scheduleRetry()
-                    }
-                }
+                if work(connection) == nil { tracker.pruneIfDue(connection) }
+                scheduler.schedule { box.store?.drain() }
             }
         }
     }
@@ -178,9 +184,9 @@ extension Store {
         return batch
     }
 
-    /// The batch's commit is over (done or failed): its columns are no longer in flight.
-    func finish(_ batch: _Batch) {
-        state.inFlight[batch.number] = nil
+    /// Batch `number`'s commit is over (done or failed): its columns are no longer in flight.
+    func finish(_ number: Int) {
+        state.inFlight[number] = nil
     }
 
     /// The columns of `objects` whose commit is under way (only asked when a reload meets an
@@ -193,10 +199,11 @@ extension Store {
         return columns
     }
 
-    /// Puts the rows of a failed batch back among the pending changes (newer changes to the
-    /// same rows merge with them: the values are read again at the next commit).
-    func restore(_ batch: _Batch) {
-        for taken in batch.rows.reversed() {
+    /// Puts the rows of failed batch `number` back among the pending changes (newer changes to
+    /// the same rows merge with them: the values are read again at the next commit).
+    func restore(_ number: Int) {
+        guard let rows = state.inFlight.removeValue(forKey: number) else { return }
+        for taken in rows.reversed() {
             // A row deleted meanwhile stays deleted.
             guard state.identity[taken.row.key] != nil else { continue }
             if var existing = state.dirty[taken.object] {
@@ -209,11 +216,39 @@ extension Store {
         }
     }
 
-    /// Commits the pending changes of every open store (called at normal process exit).
+    /// Commits the pending changes of every open store (called at normal process exit); what
+    /// cannot be committed is named on standard error.
     static func flushAllAtExit() {
         for store in _StoreRegistry.shared.all() {
-            try? store.flush()
+            store.flushOrReport(when: "at exit")
         }
+    }
+
+    /// Flushes; if that fails, names on standard error what is lost (the store is going away:
+    /// nobody else can be told).
+    func flushOrReport(when: String) {
+        do {
+            try flush()
+        } catch {
+            guard pendingRowCount > 0 else { return }
+            let message = "Tether: \(when), \(unwrittenDescription()) could not be written to \(path): \(error)\n"
+            FileHandle.standardError.write(Data(message.utf8))
+        }
+    }
+
+    /// The rows with uncommitted changes and their columns ("2 changed rows (Ticket 3: points,
+    /// title; Ticket 5: title)").
+    func unwrittenDescription() -> String {
+        var rows: [ObjectIdentifier: _DirtyRow] = [:]
+        for taken in state.inFlight.values.joined() { rows[taken.object] = taken.row }
+        for (object, row) in state.dirty {
+            if var existing = rows[object] { existing.columns.formUnion(row.columns); rows[object] = existing } else { rows[object] = row }
+        }
+        let listed = rows.values.sorted { ($0.key.table, $0.key.id) < ($1.key.table, $1.key.id) }.map { row in
+            let names = row.columns.sorted().compactMap { row.table.column(forProperty: $0)?.name }
+            return "\(row.table.definition.modelName) \(row.key.id): \(names.joined(separator: ", "))"
+        }
+        return "\(rows.count) changed row\(rows.count == 1 ? "" : "s") (\(listed.joined(separator: "; ")))"
     }
 }
 
@@ -238,12 +273,10 @@ struct _Update: Sendable {
     let arguments: [SQLiteValue]
 }
 
-/// The changes committed in one transaction.
-struct _Batch: @unchecked Sendable {
+/// The changes committed in one transaction: `updates` cross to the writer queue; `rows` stay on
+/// the model's thread (in `inFlight` until the commit's outcome is applied).
+struct _Batch {
     let number: Int
-    // `updates` is what crosses to the writer queue (Sendable); `rows` stays on the model's
-    // thread: the writer's closures capture only `updates`, and `rows` is read back only by
-    // `restore`, on the model's thread.
     let updates: [_Update]
     let rows: [_TakenRow]
 }

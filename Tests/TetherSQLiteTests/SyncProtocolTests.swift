@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import TetherSQLite
+
+/// The sync protocol's guarantees (docs/PERSISTENCE.md, "The sync protocol"), each tried with the
+/// interleaving that used to break it: a commit in flight when `flush()` is called, a reload
+/// read before a local commit and applied after it, a row loaded between the watcher's look
+/// and the store's next turn, `refresh()` after the watcher has read a change.
+@Suite("Store: the sync protocol")
+struct SyncProtocolTests {
+    /// Reads the log the way the watcher thread does: on the writer queue, leaving what it found
+    /// for the store's next turn.
+    func watcherLooks(_ store: Store) {
+        store.catchUpRequest()()
+    }
+
+    func points(_ fixture: StoreFixture, _ id: Int64) throws -> Int? {
+        try fixture.another().scalar("SELECT points FROM Ticket WHERE id = ?", [.integer(id)], as: Int.self)
+    }
+
+    @Test("flush() waits for the commit in flight and throws when it fails; the change stays pending")
+    func flushWaitsForCommitInFlight() throws {
+        let fixture = try StoreFixture(busyTimeout: .milliseconds(200))
+        let ticket = try fixture.store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        let other = try fixture.another()
+        try other.execute("BEGIN IMMEDIATE")
+        try other.execute("UPDATE Ticket SET title = 'locker' WHERE id = ?", [.integer(id)])
+
+        ticket.points = 7
+        fixture.scheduler.advance()   // the end-of-turn commit is now in flight, and will time out
+        #expect(fixture.store.pendingRowCount == 1)
+        #expect(throws: StoreError.self) { try fixture.store.flush() }
+        #expect(fixture.store.pendingRowCount == 1)
+        #expect(try points(fixture, id) == 1)
+
+        try other.execute("ROLLBACK")
+        try fixture.store.flush()
+        #expect(fixture.store.pendingRowCount == 0)
+        #expect(try points(fixture, id) == 7)
+    }
+
+    @Test("a reload read before a local commit never undoes it")
+    func staleReloadDoesNotUndoLocalCommit() throws {
+        let fixture = try StoreFixture()
+        let ticket = try fixture.store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        try fixture.another().execute("UPDATE Ticket SET title = 'elsewhere' WHERE id = ?", [.integer(id)])
+        watcherLooks(fixture.store)   // read: points 1, title "elsewhere"; applied at the next turn
+
+        ticket.points += 1
+        try fixture.store.flush()
+        #expect(try points(fixture, id) == 2)
+        fixture.scheduler.advance()
+        #expect(ticket.points == 2)
+        #expect(ticket.title == "elsewhere")
+
+        ticket.points += 1
+        try fixture.store.flush()
+        #expect(try points(fixture, id) == 3)
+    }
+
+    @Test("a row inserted elsewhere and loaded before the next turn stays live")
+    func rowLoadedBeforeTurnStaysLive() throws {
+        let fixture = try StoreFixture()
+        let second = try SecondStore(fixture)   // has not used Invoice yet
+        let inserted = try fixture.store.insert(Ticket())
+        let id = try #require(inserted.persistentID)
+        watcherLooks(second.store)              // reads the insert, for a table it does not know yet
+
+        let loaded = try #require(try second.store.load(Ticket.self, id: id))
+        let (deletions, _) = record(second.store.deletion(of: loaded))
+        second.scheduler.advance()
+        #expect(loaded.persistentID == id)
+        #expect(deletions.values.isEmpty)
+
+        inserted.points = 5
+        try fixture.store.flush()
+        try second.store.refresh()
+        #expect(loaded.points == 5)
+        loaded.title = "B"
+        try second.store.flush()
+        #expect(try fixture.another().scalar("SELECT title FROM Ticket WHERE id = ?", [.integer(id)], as: String.self) == "B")
+    }
+
+    @Test("refresh() applies what the watcher already read")
+    func refreshAppliesWhatTheWatcherRead() throws {
+        let fixture = try StoreFixture()
+        let ticket = try fixture.store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        try fixture.another().execute("UPDATE Ticket SET points = 9 WHERE id = ?", [.integer(id)])
+        watcherLooks(fixture.store)
+        try fixture.store.refresh()
+        #expect(ticket.points == 9)
+    }
+}
