@@ -137,6 +137,7 @@ public final class Store {
     // MARK: Tables
 
     func table<M: PersistentModel>(for type: M.Type) throws(StoreError) -> _Table {
+        precondition(!state.inWriteLock, Self.calledInWriteLock("\(#function)"))
         let key = ObjectIdentifier(type)
         if let table = state.tables[key] { return table }
         do {
@@ -393,6 +394,8 @@ final class _StoreState {
     /// Rows whose live model reflects the database as of a stamp while older events still wait
     /// in the inbox (it was loaded or inserted after them): those events are not applied to it.
     var rowStamps: [_RowKey: UInt64] = [:]
+    /// Whether `update`'s closure is running (the writer queue holds the write lock for it).
+    var inWriteLock = false
     var nextBatch = 1
     /// Columns being set from the database: their next change notification is not written back.
     var suppressed: Set<_Suppressed> = []

@@ -94,6 +94,7 @@ extension Store {
     /// invoice.quantity   // 9
     /// ```
     public func refresh() throws(StoreError) {
+        precondition(!state.inWriteLock, Self.calledInWriteLock("refresh()"))
         let tracker = self.tracker
         let inbox = self.inbox
         do {

@@ -79,6 +79,7 @@ extension Store {
     /// try store.flush()   // the row holds 3 now, or this threw and the change is still pending
     /// ```
     public func flush() throws(StoreError) {
+        precondition(!state.inWriteLock, Self.calledInWriteLock("flush()"))
         // Commits under way end first: a failed one puts its rows back among the pending ones.
         if !state.inFlight.isEmpty { writer.sync { _ in } }
         drain()
