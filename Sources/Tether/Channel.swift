@@ -77,7 +77,19 @@ public final class Channel<Value>: Sendable {
 /// A channel terminal for a model property (ReactiveCocoa's `RACChannelTo(model, keyPath)`):
 /// its signal sends the property's current value and every change; values sent to it are
 /// assigned to the property. A value it assigns is not sent back out through its own signal,
-/// so two bound channels never echo or loop, even for values that are not `Equatable`.
+/// so two bound channels do not echo or loop, even for values that are not `Equatable`. A
+/// correction is sent: if an observer of the property changes it while the assigned value is
+/// being delivered (a clamp, say), the new value goes out through the signal, to the other end.
+/// (An assignment made while the property is already being delivered is sent on when its value
+/// is delivered: the other end sent that value, so it goes no further.)
+///
+/// ```swift
+/// observe(invoice, \.quantity).subscribe(with: invoice) { invoice, quantity in
+///     if quantity > 10 { invoice.quantity = 10 }
+/// }
+/// bind(channel(invoice, \.quantity), quantityField.following)
+/// quantityField.leading.sendNext(15)   // invoice.quantity == 10, and the field receives 10
+/// ```
 ///
 /// The terminal holds the model weakly; its signal completes when the model is freed. Values
 /// must be sent on the model's thread (a value sent from another thread is refused and
@@ -101,19 +113,68 @@ func _channel<M: Model, V>(
     values: Signal<V, Never>
 ) -> ChannelTerminal<V> {
     let box = _WeakModel(model)
-    // How many assignments this terminal is making right now (on the model's thread).
-    let applyingBox = _AtomicBox()
+    let assignments = _ChannelAssignments()
     let modelName = String(describing: M.self)
     let (propertyName, assign) = _assigner(M.self, keyPath)
-    return ChannelTerminal(signal: values.filter { _ in applyingBox.value.load(ordering: .relaxed) == 0 }) { value in
+    return ChannelTerminal(signal: assignments.leavingOutOwnDeliveries(values)) { value in
         guard let model = box.model else { return }
         guard model._$registrar.isOnOwnerThread else {
             BindingDiagnostics.report(.wrongThread(model: modelName, property: propertyName))
             return
         }
-        applyingBox.value.add(1, ordering: .relaxed)
-        assign(model, value)
-        applyingBox.value.subtract(1, ordering: .relaxed)
+        assignments.assigning { assign(model, value) }
+    }
+}
+
+/// The assignments a model property's channel terminal makes, so that its signal can leave out
+/// the delivery of each assigned value (the echo) and nothing else.
+///
+/// While the terminal assigns a value, the first value that reaches a subscription of its
+/// signal is the assigned one: the setter delivers it to every observer before any change an
+/// observer makes meanwhile, which the model delivers after that delivery, still inside the
+/// setter (see `ModelRegistrar.notify`). So each subscription drops exactly one value per
+/// assignment, the first, and passes the later ones: the corrections. No comparison is needed,
+/// so values need not be `Equatable`. An assignment that delivers nothing while it runs (an
+/// equal value, a property already being delivered, an open transaction) drops nothing: a value
+/// delivered after it (after the current delivery, or at the end of the transaction) is sent,
+/// which at worst sends the other end the value it sent. For a settable computed property whose
+/// setter writes several tracked properties, the first recomputed value is the one dropped.
+///
+/// Everything here happens on the model's thread (the terminal assigns only there, and the model
+/// delivers there), so the atomics only make the state `Sendable`; relaxed ordering is enough.
+final class _ChannelAssignments: Sendable {
+    /// The number of the assignment under way, 0 when none is.
+    private let current = Atomic<Int>(0)
+    /// The number of the last assignment started.
+    private let last = Atomic<Int>(0)
+
+    /// Runs `assign` as a new assignment. An assignment made while another is under way (from an
+    /// observer) is numbered separately; the outer one resumes when it ends.
+    func assigning(_ assign: () -> Void) {
+        let number = last.add(1, ordering: .relaxed).newValue
+        let outer = current.exchange(number, ordering: .relaxed)
+        assign()
+        current.store(outer, ordering: .relaxed)
+    }
+
+    /// `values` without the delivery of each assigned value: each subscription drops the first
+    /// value it receives during each assignment.
+    func leavingOutOwnDeliveries<V>(_ values: Signal<V, Never>) -> Signal<V, Never> {
+        let upstream = values._run
+        return Signal(_unchecked: { [self] sink, lifetime in
+            // The number of the assignment whose value this subscription dropped last. A
+            // subscription made during an assignment starts with it: what the assignment
+            // delivered before is not its to drop, and its first value is the current one.
+            let dropped = _AtomicBox()
+            dropped.value.store(current.load(ordering: .relaxed), ordering: .relaxed)
+            upstream({ [self] event in
+                if case .next = event {
+                    let number = current.load(ordering: .relaxed)
+                    if number != 0, dropped.value.exchange(number, ordering: .relaxed) != number { return }
+                }
+                sink(event)
+            }, lifetime)
+        })
     }
 }
 
