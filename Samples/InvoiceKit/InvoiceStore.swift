@@ -19,17 +19,53 @@ public func invoiceList(_ store: Store) -> Signal<[Invoice], StoreError> {
 
 /// Adds a blank invoice with the next free number (one more than the largest) and returns it.
 ///
+/// Two copies of the app adding invoices at the same moment never keep the same number: the
+/// number is checked again under the database's write lock (`Store.update`), and the invoice
+/// that finds its number taken moves to the next free one. When the largest number is
+/// `Int.max` there is no next one: this throws `InvoiceNumberError.exhausted` and adds nothing.
+///
 /// ```swift
 /// let invoice = try addInvoice(to: store)
 /// invoice.customer = "Ada"                 // written through
 /// ```
 @discardableResult
-public func addInvoice(to store: Store) throws(StoreError) -> Invoice {
+public func addInvoice(to store: Store) throws -> Invoice {
     let last = try store.fetch(Invoice.self, orderBy: \.number, descending: true).first?.number ?? 0
     let invoice = Invoice()
-    invoice.number = last + 1
+    invoice.number = try nextNumber(after: last)
     try store.insert(invoice)
+    do {
+        try store.update(invoice) { invoice, db in
+            let id = Int64(invoice.persistentID ?? 0)
+            let taken = try db.scalar("SELECT count(*) FROM Invoice WHERE number = ? AND id <> ?",
+                                      [.integer(Int64(invoice.number)), .integer(id)], as: Int.self) ?? 0
+            guard taken > 0 else { return }
+            invoice.number = try nextNumber(after: try db.scalar("SELECT max(number) FROM Invoice", as: Int.self) ?? 0)
+        }
+    } catch {
+        try? store.delete(invoice)
+        throw error
+    }
     return invoice
+}
+
+/// The number after `number`, or `InvoiceNumberError.exhausted`.
+func nextNumber(after number: Int) throws(InvoiceNumberError) -> Int {
+    let (next, overflow) = number.addingReportingOverflow(1)
+    guard !overflow else { throw .exhausted(largest: number) }
+    return next
+}
+
+/// Why no invoice number could be given.
+public enum InvoiceNumberError: Error, Equatable, CustomStringConvertible {
+    /// The largest number in use is the largest there is.
+    case exhausted(largest: Int)
+
+    public var description: String {
+        switch self {
+        case .exhausted(let largest): return "no invoice number is left: the largest in use is \(largest)"
+        }
+    }
 }
 
 /// Deletes `invoice` from `store`.

@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import Testing
 import TetherSQLite
@@ -92,5 +93,38 @@ struct InvoiceStoreTests {
         let error = #expect(throws: StoreError.self) { try addInvoice(to: store) }
         #expect(error?.sqliteError?.isBusy == true)
         try locker.execute("ROLLBACK")
+    }
+
+    @Test func theLargestNumberGivesAClearErrorAndAddsNothing() throws {
+        let database = try TemporaryDatabase()
+        let store = try Store(path: database.path, scheduler: TestScheduler())
+        try seedIfNew(store)
+        let last = try #require(try store.fetch(Invoice.self, where: "number = 3").first)
+        last.number = Int.max    // as another program may write it
+        try store.flush()
+        #expect(throws: InvoiceNumberError.exhausted(largest: Int.max)) { try addInvoice(to: store) }
+        #expect(try store.fetch(Invoice.self).count == 3)
+    }
+
+    @Test func twoCopiesAddingAtTheSameMomentNeverShareANumber() throws {
+        let database = try TemporaryDatabase()
+        do {
+            let store = try Store(path: database.path, scheduler: TestScheduler())
+            try seedIfNew(store)
+        }
+        let path = database.path
+        let failures = Mutex<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { _ in
+            do {
+                let store = try Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
+                for _ in 0..<40 { try addInvoice(to: store) }
+            } catch {
+                failures.withLock { $0.append("\(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        let numbers = try database.rows("SELECT number FROM Invoice ORDER BY number").map { $0[0] }
+        #expect(numbers.count == 83)
+        #expect(Set(numbers.map { "\($0)" }).count == 83, "every number once")
     }
 }
