@@ -55,8 +55,10 @@ let package = Package(
         .testTarget(name: "TetherTests", dependencies: ["Tether"]),
         // A child process the persistence tests start, kill and watch.
         .executableTarget(name: "store-child", dependencies: ["TetherSQLite"], path: "Tests/StoreChild"),
+        // The torture test: seeded multi-process runs with faults and kills, and their checker.
+        .executableTarget(name: "tether-torture", dependencies: ["TetherSQLite"], path: "Tests/Torture"),
         // InvoiceKit: schema/003_invoice.sql is the sample's Invoice table, checked against it.
-        .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite", "store-child", "InvoiceKit"]),
+        .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite", "store-child", "tether-torture", "InvoiceKit"]),
         .testTarget(name: "TetherTerminalTests", dependencies: ["TetherTerminal"]),
         .testTarget(name: "InvoiceKitTests", dependencies: ["InvoiceKit"]),
         // Drives the real `invoices` binary in tmux (a private tmux server per test).

@@ -93,4 +93,18 @@ struct SyncProtocolTests {
         try fixture.store.refresh()
         #expect(ticket.points == 9)
     }
+
+    @Test("a store reads and watches its tables while another program holds the write lock")
+    func opensTablesWhileAnotherProgramWrites() throws {
+        let fixture = try StoreFixture()
+        let id = try #require(try fixture.store.insert(Ticket()).persistentID)
+        let locker = try fixture.another()
+        try locker.execute("BEGIN IMMEDIATE")
+        defer { try? locker.execute("ROLLBACK") }
+        let second = try Store(path: fixture.path, scheduler: TestScheduler(), busyTimeout: .milliseconds(50), watchesExternalChanges: false)
+        let (results, _) = record(second.observe(Ticket.self))
+        #expect(results.values.map { $0.compactMap(\.persistentID) } == [[id]])
+        #expect(try second.load(Ticket.self, id: id)?.points == 1)
+    }
 }
+

@@ -155,10 +155,13 @@ public final class Store {
                 propertyNames: properties.map(\.name),
                 box: box)
             let tracker = self.tracker
-            _ = try writer.sync { connection in
-                let statements = try definition.createOrUpdate(in: connection)
+            try writer.sync { connection in
+                // A table (and triggers) as they should be needs no write, so no write lock: a
+                // store opens while another program holds that lock.
+                if try !definition.migrationStatements(existing: connection.columns(in: definition.tableName)).isEmpty {
+                    _ = try definition.createOrUpdate(in: connection)
+                }
                 try tracker.register(table, in: connection)
-                return statements
             }
             state.tables[key] = table
             state.tablesByName[table.name] = table

@@ -1,0 +1,260 @@
+import Foundation
+import Synchronization
+import TetherSQLite
+
+/// Writes a line to standard output at once (write(2): nothing buffered is lost when killed).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// A value shared with signal subscribers (which are `@Sendable` closures).
+final class Shared<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    var value: Value { storage.withLock { $0 } }
+    func update(_ body: (inout Value) -> Void) { storage.withLock { body(&$0) } }
+}
+
+/// A database value as text (to compare a model with its row).
+func text(_ value: SQLiteValue) -> String {
+    switch value {
+    case .null: return "NULL"
+    case .integer(let integer): return "\(integer)"
+    case .real(let real): return "\(real)"
+    case .text(let text): return text
+    case .blob(let bytes): return "\(bytes)"
+    }
+}
+
+/// What a worker is told on its command line.
+struct WorkerOptions {
+    var path: String
+    var seed: UInt64
+    var index: Int
+    var operations: Int
+    var rows: Int
+    var busyMilliseconds: Int
+    var faults: Bool
+}
+
+/// One worker process: random operations on the shared file through one store, reporting on
+/// standard output what the checker needs:
+///
+///     w ID V     set its own column of cell ID to V (not yet acknowledged)
+///     a          flush() returned: every earlier change is committed
+///     u? ID      about to increment n of cell ID with Store.update
+///     u ID       that update returned (committed)
+///     uf ID ...  that update threw (rolled back)
+///     done E     finished its operations, everything acknowledged (E: errors seen)
+///     verified N after "verify" on standard input: caught up, N live cells compared
+///     X ...      a violation it saw itself (its own value undone, a live model unlike its row)
+///
+/// Then it waits for a line on standard input (all writers have stopped), catches up with
+/// `refresh()`, and compares every live model with its row.
+func runWorker(_ options: WorkerOptions) -> Never {
+    var random = SeededRandom(seed: options.seed &* 1_000_003 &+ UInt64(options.index) &* 7919 &+ 1)
+    let scheduler = TestScheduler()
+    let store: Store
+    do {
+        store = try Store(path: options.path, scheduler: scheduler, busyTimeout: .milliseconds(options.busyMilliseconds))
+    } catch {
+        say("X open: \(error)")
+        exit(1)
+    }
+    let mine = ownColumn(options.index)
+    var held: [Int64: Cell] = [:]
+    var expected: [Int64: Int] = [:]
+    let errors = Shared(0)
+    let errorsSubscription = store.errors.subscribe(next: { _ in errors.update { $0 += 1 } })
+    // A live query over every cell: it keeps them all live, so each must follow its row.
+    let liveIDs = Shared<[Int64]>([])
+    let liveFailure = Shared<String?>(nil)
+    let liveQuery = store.observe(Cell.self).subscribe(
+        next: { cells in liveIDs.update { $0 = cells.compactMap(\.persistentID) } },
+        error: { error in liveFailure.update { $0 = "\(error)" } })
+
+    /// The cell of row `id`, held from now on.
+    func cell(_ id: Int64) -> Cell? {
+        if let cell = held[id] { return cell }
+        do {
+            guard let cell = try store.load(Cell.self, id: id) else {
+                say("X missing cell \(id)")
+                return nil
+            }
+            held[id] = cell
+            if let value = expected[id], cell[keyPath: mine] != value {
+                say("X own-undone \(id) loaded=\(cell[keyPath: mine]) expected=\(value)")
+            }
+            expected[id] = cell[keyPath: mine]
+            return cell
+        } catch {
+            say("e load \(error)")
+            return nil
+        }
+    }
+
+    func randomCell() -> (Int64, Cell)? {
+        let id = Int64(random.within(1...options.rows))
+        return cell(id).map { (id, $0) }
+    }
+
+    for operation in 0..<options.operations {
+        let roll = random.below(100)
+        switch roll {
+        case 0..<30:   // its own column, by plain assignment (written through)
+            guard let (id, cell) = randomCell() else { break }
+            cell[keyPath: mine] += 1
+            expected[id] = cell[keyPath: mine]
+            say("w \(id) \(cell[keyPath: mine])")
+        case 30..<37:   // the shared column: the last writer wins
+            guard let (_, cell) = randomCell() else { break }
+            cell.s = "w\(options.index).\(operation)"
+        case 37..<45:   // read-modify-write
+            guard let (id, cell) = randomCell() else { break }
+            say("u? \(id)")
+            do {
+                try store.update(cell) { $0.n += 1 }
+                say("u \(id)")
+            } catch {
+                say("uf \(id) \(error)")
+            }
+        case 45..<53:
+            do {
+                try store.flush()
+                say("a")
+            } catch {
+                say("e flush \(error)")
+            }
+        case 53..<63:   // turns of the store's scheduler, with time for the watcher between
+            for _ in 0..<random.within(1...4) {
+                scheduler.advance()
+                usleep(UInt32(random.below(800)))
+            }
+        case 63..<68:   // let go of a model (a model with pending changes stays alive)
+            if let id = held.keys.randomElement(using: &random) { held[id] = nil }
+        case 68..<72:
+            let churn = Churn()
+            churn.label = "w\(options.index).\(operation)"
+            do { try store.insert(churn) } catch { say("e insert \(error)") }
+        case 72..<75:
+            do {
+                let all = try store.fetch(Churn.self)
+                if let victim = all.randomElement(using: &random) { try store.delete(victim) }
+            } catch {
+                say("e delete \(error)")
+            }
+        case 75..<78:   // an edit of a churn row (which another worker may delete meanwhile)
+            do {
+                if let row = try store.fetch(Churn.self).randomElement(using: &random) { row.v += 1 }
+            } catch {
+                say("e fetch \(error)")
+            }
+        case 78..<81:
+            do {
+                _ = try store.fetch(Cell.self, where: "n >= ?", [.integer(Int64(random.below(5)))], orderBy: \.n)
+            } catch {
+                say("e fetch \(error)")
+            }
+        case 81..<85:
+            do { try store.refresh() } catch { say("e refresh \(error)") }
+        case 85..<87 where options.faults:   // a full disk for a moment
+            fillTheDisk(store, operation: operation)
+        default:   // time passes: the watcher reads the log, applied at the next turn
+            usleep(UInt32(random.below(2_000)))
+        }
+        for (id, cell) in held where cell[keyPath: mine] != expected[id] {
+            say("X own-undone \(id) model=\(cell[keyPath: mine]) expected=\(expected[id] ?? -1) after operation \(operation)")
+            expected[id] = cell[keyPath: mine]
+        }
+    }
+
+    // Everything it changed is committed before it says done.
+    var attempts = 0
+    while true {
+        do {
+            try store.flush()
+            break
+        } catch {
+            attempts += 1
+            if attempts == 500 {
+                say("X final flush failed: \(error)")
+                break
+            }
+            usleep(10_000)
+        }
+    }
+    scheduler.advance()
+    say("a")
+    say("done \(errors.value)")
+
+    // All writers have stopped: catch up, then every live model must equal its row.
+    _ = readLine()
+    do {
+        try store.refresh()
+        scheduler.advance()
+        let reader = try Connection(path: options.path)
+        var rows: [Int64: [String]] = [:]
+        for row in try reader.rows(cellSQL) {
+            guard case .integer(let id) = row.values[0] else { continue }
+            rows[id] = row.values.dropFirst().map(text)
+        }
+        let cells = try store.fetch(Cell.self)   // the live models, as they are
+        for cell in cells {
+            guard let id = cell.persistentID else { continue }
+            if values(of: cell) != rows[id] {
+                say("X diverged cell \(id): model \(values(of: cell)) row \(rows[id] ?? [])")
+            }
+        }
+        var churnRows: [Int64: [String]] = [:]
+        for row in try reader.rows("SELECT id, label, v FROM Churn") {
+            guard case .integer(let id) = row.values[0] else { continue }
+            churnRows[id] = row.values.dropFirst().map(text)
+        }
+        for churn in try store.fetch(Churn.self) {
+            guard let id = churn.persistentID else { continue }
+            if [churn.label, "\(churn.v)"] != churnRows[id] {
+                say("X diverged churn \(id): model \([churn.label, "\(churn.v)"]) row \(churnRows[id] ?? [])")
+            }
+        }
+        if let failure = liveFailure.value { say("X live query failed: \(failure)") }
+        if liveIDs.value != rows.keys.sorted() {
+            say("X live query \(liveIDs.value.count) ids, table \(rows.count)")
+        }
+        say("verified \(cells.count)")
+    } catch {
+        say("X verify: \(error)")
+    }
+    liveQuery.dispose()
+    errorsSubscription.dispose()
+    exit(0)
+}
+
+/// Makes the database full for this store's connection (`max_page_count` at the current size),
+/// tries to insert rows that need room (they must fail and write nothing), and lifts the limit.
+func fillTheDisk(_ store: Store, operation: Int) {
+    do {
+        try store.database.sync { connection in
+            let pages = try connection.scalar("PRAGMA page_count", as: Int.self) ?? 1
+            _ = try connection.rows("PRAGMA max_page_count = \(pages)")
+        }
+    } catch {
+        say("e full \(error)")
+        return
+    }
+    let big = (0..<20).map { index -> Churn in
+        let churn = Churn()
+        churn.label = String(repeating: "x", count: 4_000) + "\(operation).\(index)"
+        return churn
+    }
+    do {
+        try store.insert(contentsOf: big)
+        say("e full: the insert fitted")
+    } catch {
+        if big.contains(where: { $0.persistentID != nil }) { say("X a failed insert left ids") }
+    }
+    do {
+        try store.database.sync { connection in _ = try connection.rows("PRAGMA max_page_count = 1073741823") }
+    } catch {
+        say("X could not lift the full disk: \(error)")
+    }
+}
