@@ -81,29 +81,43 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
         return ["setup failed: \(error)"]
     }
 
-    var workers: [WorkerProcess] = []
-    for index in 0..<options.workers {
-        let arguments = ["worker", path, "\(options.seed)", "\(index)", "\(options.operations)", "\(options.rows)",
+    /// Starts worker `index` (again, after a kill: a new incarnation with its own operations).
+    func start(_ index: Int, incarnation: Int, operations: Int) throws -> WorkerProcess {
+        let seed = options.seed &+ UInt64(incarnation) << 32
+        let arguments = ["worker", path, "\(seed)", "\(index)", "\(operations)", "\(options.rows)",
                          "\(options.busyMilliseconds)", options.faults ? "faults" : "nofaults"]
+        return try WorkerProcess(index: index, executable: executable, arguments: arguments)
+    }
+    // Each worker's incarnations, in order: a killed worker is started again, and goes on from
+    // what the database holds.
+    var workers: [[WorkerProcess]] = []
+    for index in 0..<options.workers {
         do {
-            workers.append(try WorkerProcess(index: index, executable: executable, arguments: arguments))
+            workers.append([try start(index, incarnation: 0, operations: options.operations)])
         } catch {
             return ["cannot start worker \(index): \(error)"]
         }
     }
+    func running() -> [WorkerProcess] { workers.compactMap(\.last).filter { !$0.isDone && !$0.hasEnded } }
 
     // Faults, until every worker is done or dead.
     var kills = 0, locks = 0, shellWrites = 0, shellFailures = 0
     var shellAcknowledged: [Int64: Int] = [:]
-    let deadline = ContinuousClock.now + .seconds(600)
-    while workers.contains(where: { !$0.isDone && !$0.hasEnded }), ContinuousClock.now < deadline {
+    let deadline = ContinuousClock.now + .seconds(3_600)
+    while !running().isEmpty, ContinuousClock.now < deadline {
         usleep(UInt32(random.within(1...4) * 1_000))
         let roll = random.below(100)
-        if options.kills, roll < 4, kills < options.workers - 1,
-           let victim = workers.filter({ !$0.isDone && !$0.hasEnded && !$0.killed }).randomElement(using: &random) {
+        if options.kills, roll < 4, kills < 4 * options.workers,
+           let victim = running().filter({ !$0.killed }).randomElement(using: &random) {
             kill(victim.process.processIdentifier, SIGKILL)
             victim.killed = true
             kills += 1
+            do {
+                let again = try start(victim.index, incarnation: workers[victim.index].count, operations: max(1, options.operations / 4))
+                workers[victim.index].append(again)
+            } catch {
+                violations.append("cannot restart worker \(victim.index): \(error)")
+            }
         } else if options.faults, roll < 12 {
             // Another program holds the write lock past the workers' busy timeout.
             if let locker = try? Connection(path: path), (try? locker.execute("BEGIN IMMEDIATE")) != nil {
@@ -122,24 +136,28 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
             shellWrites += 1
         }
     }
-    if ContinuousClock.now >= deadline { violations.append("the run did not end within 600 s") }
+    if ContinuousClock.now >= deadline { violations.append("the run did not end within an hour") }
 
     // All writers have stopped: the survivors catch up and compare their live models.
-    for worker in workers where !worker.hasEnded {
+    let last = workers.compactMap(\.last)
+    for worker in last where !worker.hasEnded {
         worker.input.fileHandleForWriting.write(Data("verify\n".utf8))
     }
     let exitDeadline = ContinuousClock.now + .seconds(60)
-    while workers.contains(where: { !$0.hasEnded }), ContinuousClock.now < exitDeadline { usleep(5_000) }
-    for worker in workers where !worker.hasEnded {
+    while last.contains(where: { !$0.hasEnded }), ContinuousClock.now < exitDeadline { usleep(5_000) }
+    for worker in last where !worker.hasEnded {
         violations.append("worker \(worker.index) hung after verify")
         kill(worker.process.processIdentifier, SIGKILL)
     }
-    for worker in workers { worker.process.waitUntilExit() }
+    for worker in workers.joined() { worker.process.waitUntilExit() }
 
     violations += check(path: path, workers: workers, shellAcknowledged: shellAcknowledged, rows: options.rows)
+    let allLines = workers.joined().flatMap { $0.lines.value }
+    func count(_ prefix: String) -> Int { allLines.filter { $0.hasPrefix(prefix) }.count }
+    let faultsSeen = "failed flushes \(count("e flush")), failed updates \(count("uf ") + count("tf ")), failed inserts \(count("e insert"))"
     say("torture seed \(options.seed): \(options.workers) workers x \(options.operations) operations, \(options.rows) cells; "
-        + "kills \(kills), lock holds \(locks), shell writes \(shellWrites) (\(shellFailures) refused); "
-        + "\(violations.count) violations")
+        + "kills \(kills) (each worker started again), lock holds \(locks), shell writes \(shellWrites) (\(shellFailures) refused); "
+        + "\(faultsSeen); \(violations.count) violations")
     return violations
 }
 
@@ -160,7 +178,7 @@ func runShell(path: String, sql: String) -> Bool {
 }
 
 /// The invariants, checked on the file after every process has ended.
-func check(path: String, workers: [WorkerProcess], shellAcknowledged: [Int64: Int], rows: Int) -> [String] {
+func check(path: String, workers: [[WorkerProcess]], shellAcknowledged: [Int64: Int], rows: Int) -> [String] {
     var violations: [String] = []
     let reader: Connection
     var cells: [Int64: [String]] = [:]
@@ -179,9 +197,10 @@ func check(path: String, workers: [WorkerProcess], shellAcknowledged: [Int64: In
 
     var updatesAcknowledged: [Int64: Int] = [:]
     var updatesPossible: [Int64: Int] = [:]
-    for worker in workers {
+    for incarnations in workers {
+        guard let worker = incarnations.last else { continue }
         let name = "worker \(worker.index)"
-        let lines = worker.lines.value
+        let lines = incarnations.flatMap { $0.lines.value }
         var written: [Int64: Int] = [:]
         var acknowledged: [Int64: Int] = [:]
         var unacknowledged: [Int64: Int] = [:]
@@ -212,6 +231,15 @@ func check(path: String, workers: [WorkerProcess], shellAcknowledged: [Int64: In
                 guard let id = Int64(parts[1]) else { continue }
                 updating = nil
                 updatesPossible[id, default: 0] -= 1
+            case "t?":
+                guard let id = Int64(parts[1]) else { continue }
+                updatesPossible[id, default: 0] += 1
+            case "t":
+                guard let id = Int64(parts[1]) else { continue }
+                updatesAcknowledged[id, default: 0] += 1
+            case "tf":
+                guard let id = Int64(parts[1]) else { continue }
+                updatesPossible[id, default: 0] -= 1
             case "X":
                 violations.append("\(name): \(line.dropFirst(2))")
             default:
@@ -230,10 +258,12 @@ func check(path: String, workers: [WorkerProcess], shellAcknowledged: [Int64: In
                 violations.append("\(name): cell \(id) c\(column) is \(value), more than it ever wrote (\(ceiling))")
             }
         }
-        if worker.killed { continue }
-        if worker.process.terminationReason != .exit || worker.process.terminationStatus != 0 {
-            violations.append("\(name) ended abnormally (\(worker.process.terminationReason == .exit ? "status" : "signal") \(worker.process.terminationStatus)) without being killed")
-        } else if !lines.contains(where: { $0.hasPrefix("verified") }) {
+        for incarnation in incarnations where !incarnation.killed {
+            if incarnation.process.terminationReason != .exit || incarnation.process.terminationStatus != 0 {
+                violations.append("\(name) ended abnormally (\(incarnation.process.terminationReason == .exit ? "status" : "signal") \(incarnation.process.terminationStatus)) without being killed")
+            }
+        }
+        if !worker.killed, !worker.lines.value.contains(where: { $0.hasPrefix("verified") }) {
             violations.append("\(name) did not verify its live models")
         }
     }

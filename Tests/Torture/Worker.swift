@@ -45,6 +45,7 @@ struct WorkerOptions {
 ///     u? ID      about to increment n of cell ID with Store.update
 ///     u ID       that update returned (committed)
 ///     uf ID ...  that update threw (rolled back)
+///     t? ID, t ID, tf ID   the same, from a second store on another thread of the process
 ///     done E     finished its operations, everything acknowledged (E: errors seen)
 ///     verified N after "verify" on standard input: caught up, N live cells compared
 ///     X ...      a violation it saw itself (its own value undone, a live model unlike its row)
@@ -72,6 +73,39 @@ func runWorker(_ options: WorkerOptions) -> Never {
     let liveQuery = store.observe(Cell.self).subscribe(
         next: { cells in liveIDs.update { $0 = cells.compactMap(\.persistentID) } },
         error: { error in liveFailure.update { $0 = "\(error)" } })
+
+    // A second store on another thread of the same process, incrementing `n` through update().
+    let stopThread = Shared(false)
+    let threadEnded = DispatchSemaphore(value: 0)
+    let threadSeed = options.seed &* 31 &+ UInt64(options.index) &+ 17
+    let (path, rows, busy) = (options.path, options.rows, options.busyMilliseconds)
+    Thread {
+        defer { threadEnded.signal() }
+        var random = SeededRandom(seed: threadSeed)
+        let store: Store
+        do {
+            store = try Store(path: path, scheduler: TestScheduler(), busyTimeout: .milliseconds(busy))
+        } catch {
+            say("X thread open: \(error)")
+            return
+        }
+        while !stopThread.value {
+            let id = Int64(random.within(1...rows))
+            do {
+                guard let cell = try store.load(Cell.self, id: id) else { continue }
+                say("t? \(id)")
+                do {
+                    try store.update(cell) { $0.n += 1 }
+                    say("t \(id)")
+                } catch {
+                    say("tf \(id) \(error)")
+                }
+            } catch {
+                say("e thread load \(error)")
+            }
+            usleep(UInt32(random.within(500...3_000)))
+        }
+    }.start()
 
     /// The cell of row `id`, held from now on.
     func cell(_ id: Int64) -> Cell? {
@@ -167,6 +201,9 @@ func runWorker(_ options: WorkerOptions) -> Never {
             expected[id] = cell[keyPath: mine]
         }
     }
+
+    stopThread.update { $0 = true }
+    threadEnded.wait()
 
     // Everything it changed is committed before it says done.
     var attempts = 0
