@@ -421,16 +421,6 @@ final class _StoreBox: @unchecked Sendable {
     weak var store: Store?
 }
 
-/// A weak reference to a model, carried in write-through closures.
-///
-/// Why `@unchecked Sendable` is safe: it is dereferenced only on the model's thread (in change
-/// notifications, which run synchronously on the thread that changes the model, and in commits
-/// scheduled on the store's scheduler).
-final class _WeakObject: @unchecked Sendable {
-    weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
-}
-
 /// Models that the writer queue reads while their thread waits for it: `Store.insert` binds
 /// their values inside `writer.sync`.
 ///
