@@ -8,6 +8,8 @@
 //                            one commit each, then print "done"
 //   store-child watch PATH ID     print "title T" for each title ticket ID takes (noticed by
 //                            the store's watcher), until the title is "stop"; print "bye"
+//   store-child exit-locked PATH  set every ticket's points to 555 and exit without flushing,
+//                            while the test holds the write lock (the exit handler reports)
 //   store-child hold PATH ID      begin a transaction that changes ticket ID, print "holding",
 //                            and wait (to be killed mid-transaction)
 //   store-child bulk PATH N       insert N tickets (ticket i: title "b<i>", points i) with one
@@ -74,6 +76,13 @@ case "bulk":
     }
     try store.insert(contentsOf: tickets)
     say("inserted \(tickets.first?.persistentID ?? 0) \(tickets.last?.persistentID ?? 0)")
+    exit(0)
+case "exit-locked":
+    // Another program holds the write lock: the changes cannot be committed before the exit,
+    // and the exit handler names them on standard error.
+    let store = try Store(path: arguments[2], scheduler: TestScheduler(), busyTimeout: .milliseconds(100), watchesExternalChanges: false)
+    for ticket in try store.fetch(Ticket.self) { ticket.points = 555 }
+    say("changed")
     exit(0)
 case "hold":
     let connection = try Connection(path: arguments[2])

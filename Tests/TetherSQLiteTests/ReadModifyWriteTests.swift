@@ -132,4 +132,22 @@ struct ReadModifyWriteTests {
         #expect(try fixture.another().scalar("SELECT title FROM Ticket WHERE id = ?", [.integer(id)], as: String.self) == "mine")
         #expect(try points(fixture, id) == 2)
     }
+
+    @Test("an observer's correction of update's result is a local change, written after")
+    func correctionAfterUpdateIsWritten() throws {
+        let fixture = try StoreFixture()
+        let ticket = try fixture.store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        let clamp = observe(ticket, \.points).subscribe(with: ticket, next: { ticket, points in
+            if points > 10 { ticket.points = 10 }
+        })
+        defer { clamp.dispose() }
+        try fixture.another().execute("UPDATE Ticket SET points = 10 WHERE id = ?", [.integer(id)])
+        try fixture.store.update(ticket) { $0.points += 5 }
+        #expect(ticket.points == 10)
+        #expect(fixture.store.pendingRowCount == 1, "the clamp is pending")
+        try fixture.store.flush()
+        #expect(try points(fixture, id) == 10)
+    }
 }
+

@@ -106,5 +106,27 @@ struct SyncProtocolTests {
         #expect(results.values.map { $0.compactMap(\.persistentID) } == [[id]])
         #expect(try second.load(Ticket.self, id: id)?.points == 1)
     }
+
+    @Test("at exit, changes that cannot be written are named on standard error")
+    func exitReportsWhatCannotBeWritten() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.insert(contentsOf: [Ticket(), Ticket()])
+        try fixture.store.flush()
+        let locker = try fixture.another()
+        try locker.execute("BEGIN IMMEDIATE")
+        defer { try? locker.execute("ROLLBACK") }
+
+        let child = Process()
+        child.executableURL = executableNextToTheTests("store-child")
+        child.arguments = ["exit-locked", fixture.path]
+        let errors = Pipe()
+        child.standardError = errors
+        child.standardOutput = FileHandle.nullDevice
+        try child.run()
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        child.waitUntilExit()
+        #expect(text.contains("Tether: at exit, 2 changed rows (Ticket 1: points; Ticket 2: points) could not be written to \(fixture.path)"), "\(text)")
+        #expect(text.contains("SQLITE_BUSY"), "\(text)")
+    }
 }
 
