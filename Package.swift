@@ -56,9 +56,11 @@ let package = Package(
         // A child process the persistence tests start, kill and watch.
         .executableTarget(name: "store-child", dependencies: ["TetherSQLite"], path: "Tests/StoreChild"),
         // The torture test: seeded multi-process runs with faults and kills, and their checker.
-        .executableTarget(name: "tether-torture", dependencies: ["TetherSQLite"], path: "Tests/Torture"),
+        .executableTarget(name: "tether-torture", dependencies: ["TetherSQLite", "TetherTestSupport"], path: "Tests/Torture"),
+        // What the tests and the torture executable share (a seeded random generator).
+        .target(name: "TetherTestSupport", path: "Tests/TestSupport"),
         // InvoiceKit: schema/003_invoice.sql is the sample's Invoice table, checked against it.
-        .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite", "store-child", "tether-torture", "InvoiceKit"]),
+        .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite", "store-child", "tether-torture", "TetherTestSupport", "InvoiceKit"]),
         .testTarget(name: "TetherTerminalTests", dependencies: ["TetherTerminal"]),
         .testTarget(name: "InvoiceKitTests", dependencies: ["InvoiceKit"]),
         // Drives the real `invoices` binary in tmux (a private tmux server per test).

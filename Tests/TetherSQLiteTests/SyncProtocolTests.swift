@@ -128,5 +128,23 @@ struct SyncProtocolTests {
         #expect(text.contains("Tether: at exit, 2 changed rows (Ticket 1: points; Ticket 2: points) could not be written to \(fixture.path)"), "\(text)")
         #expect(text.contains("SQLITE_BUSY"), "\(text)")
     }
+
+    @Test("a model loaded after a look that is still waiting never shows that look's older values")
+    func loadedModelNotSetBackByAnOlderLook() throws {
+        let fixture = try StoreFixture()
+        let second = try SecondStore(fixture)
+        let id = try #require(try fixture.store.insert(Ticket()).persistentID)
+        do { _ = try second.store.load(Ticket.self, id: id) }   // the table is known; the model is freed
+        let other = try fixture.another()
+        try other.execute("UPDATE Ticket SET points = 2 WHERE id = ?", [.integer(id)])
+        watcherLooks(second.store)                               // reads points 2; applied at the next turn
+        try other.execute("UPDATE Ticket SET points = 3 WHERE id = ?", [.integer(id)])
+        let loaded = try #require(try second.store.load(Ticket.self, id: id))
+        #expect(loaded.points == 3)
+        let (seen, _) = record(observe(loaded, \.points))
+        second.scheduler.advance()
+        #expect(loaded.points == 3)
+        #expect(seen.values == [3], "never back to 2")
+    }
 }
 

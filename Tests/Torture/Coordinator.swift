@@ -1,5 +1,6 @@
 import Foundation
 import TetherSQLite
+import TetherTestSupport
 
 /// What one run does (`tether-torture run --help` lists the flags).
 struct RunOptions {

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import TetherSQLite
+import TetherTestSupport
 
 /// Writes a line to standard output at once (write(2): nothing buffered is lost when killed).
 func say(_ line: String) {
@@ -48,7 +49,8 @@ struct WorkerOptions {
 ///     t? ID, t ID, tf ID   the same, from a second store on another thread of the process
 ///     done E     finished its operations, everything acknowledged (E: errors seen)
 ///     verified N after "verify" on standard input: caught up, N live cells compared
-///     X ...      a violation it saw itself (its own value undone, a live model unlike its row)
+///     X ...      a violation it saw itself (its own value undone, a counter that went back,
+///                a live model unlike its row)
 ///
 /// Then it waits for a line on standard input (all writers have stopped), catches up with
 /// `refresh()`, and compares every live model with its row.
@@ -65,6 +67,8 @@ func runWorker(_ options: WorkerOptions) -> Never {
     let mine = ownColumn(options.index)
     var held: [Int64: Cell] = [:]
     var expected: [Int64: Int] = [:]
+    /// The largest value of each counter (c0...c3, n, cs) this process's models of a cell showed.
+    var seen: [Int64: [Int]] = [:]
     let errors = Shared(0)
     let errorsSubscription = store.errors.subscribe(next: { _ in errors.update { $0 += 1 } })
     // A live query over every cell: it keeps them all live, so each must follow its row.
@@ -196,9 +200,19 @@ func runWorker(_ options: WorkerOptions) -> Never {
         default:   // time passes: the watcher reads the log, applied at the next turn
             usleep(UInt32(random.below(2_000)))
         }
-        for (id, cell) in held where cell[keyPath: mine] != expected[id] {
-            say("X own-undone \(id) model=\(cell[keyPath: mine]) expected=\(expected[id] ?? -1) after operation \(operation)")
-            expected[id] = cell[keyPath: mine]
+        for (id, cell) in held {
+            if cell[keyPath: mine] != expected[id] {
+                say("X own-undone \(id) model=\(cell[keyPath: mine]) expected=\(expected[id] ?? -1) after operation \(operation)")
+                expected[id] = cell[keyPath: mine]
+            }
+            // Every counter only grows in the file: a model showing a smaller value than this
+            // process saw before applied a stale read.
+            let now = [cell.c0, cell.c1, cell.c2, cell.c3, cell.n, cell.cs]
+            let before = seen[id] ?? now
+            if zip(now, before).contains(where: { $0 < $1 }) {
+                say("X went-back \(id) from \(before) to \(now) after operation \(operation)")
+            }
+            seen[id] = zip(now, before).map { max($0, $1) }
         }
     }
 
