@@ -146,5 +146,31 @@ struct SyncProtocolTests {
         #expect(loaded.points == 3)
         #expect(seen.values == [3], "never back to 2")
     }
+
+    @Test("an observer that flushes while a commit's outcome is applied: later changes still apply")
+    func nestedDrainSeesTheBatchCommitted() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ticket = try store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        let other = try fixture.another()
+        let box = store.box   // the observers run on this thread, the store's
+        let flushes = observe(ticket, \.title).subscribe(next: { _ in try? box.store?.flush() })
+        defer { flushes.dispose() }
+
+        ticket.points = 5
+        try other.execute("UPDATE Ticket SET title = 'theirs' WHERE id = ?", [.integer(id)])
+        let gate = DispatchSemaphore(value: 0)
+        store.writer.async { _ in gate.wait() }
+        fixture.scheduler.advance()                     // our commit, queued: it will find 'theirs'
+        gate.signal()
+        store.writer.sync { _ in }                      // committed: points 5
+        try other.execute("UPDATE Ticket SET points = 9 WHERE id = ?", [.integer(id)])
+        let (tracker, inbox) = (store.tracker, store.inbox)
+        _ = store.writer.sync { connection in inbox.push(.changes(try! tracker.catchUp(connection))) }   // reads 9
+        fixture.scheduler.advance()                     // our commit's outcome: 'theirs' -> the observer flushes
+        #expect(ticket.title == "theirs")
+        #expect(ticket.points == 9, "the later change applies although it was applied inside the commit's outcome")
+    }
 }
 

@@ -158,11 +158,13 @@ extension Store {
         case .changes(let set):
             apply(set, stamp: item.stamp)
         case .committed(let batch, let set):
-            // The batch's columns stay in flight while the changes its commit found are applied:
-            // those came before the commit, which overwrote them.
-            apply(set, stamp: item.stamp)
-            finish(batch)
+            // The batch is over; but the changes its commit found came before the commit, which
+            // overwrote them: they are applied as if the batch's columns were still in flight.
+            // (Finished first, so that events after this one, applied by an observer that
+            // flushes in the middle of this one, see the batch as committed.)
+            let rows = state.inFlight.removeValue(forKey: batch) ?? []
             state.retryDelay = nil
+            apply(set, stamp: item.stamp, committed: rows)
         case .failed(let batch, let error):
             restore(batch)
             errorSubject.sendNext(error)
@@ -182,12 +184,12 @@ extension Store {
     /// Applies what a look at the change log found: reloads live models changed elsewhere,
     /// marks deleted ones, reports every change on `committedChanges`, and updates the live
     /// queries.
-    func apply(_ set: _ChangeSet, stamp: UInt64) {
+    func apply(_ set: _ChangeSet, stamp: UInt64, committed: [_TakenRow] = []) {
         guard !set.isEmpty else { return }
         if set.resync {
             reloadAllLiveModels()
         } else if !set.externalKeys.isEmpty {
-            reload(set, stamp: stamp)
+            reload(set, stamp: stamp, committed: committed)
         }
         if changeSubject.subscriberCount > 0 {
             for change in set.changes { changeSubject.sendNext(change) }
@@ -199,7 +201,7 @@ extension Store {
     /// computed properties see every field of a row at once), and marks deleted rows. Skips a
     /// row whose live model reflects a later state than the look (loaded, or inserted here,
     /// after it: see `protect`).
-    private func reload(_ set: _ChangeSet, stamp: UInt64) {
+    private func reload(_ set: _ChangeSet, stamp: UInt64, committed: [_TakenRow] = []) {
         var updates: [(model: any Model, table: _Table, values: [SQLiteValue])] = []
         var deletions: [(model: any Model, key: _RowKey, table: _Table)] = []
         // A row this look's own transaction inserted: what others did before is about an earlier
@@ -221,7 +223,7 @@ extension Store {
             // Otherwise the look did not read the row (its table was not the store's yet).
         }
         if !updates.isEmpty {
-            let inFlight = state.inFlight.isEmpty ? [:] : inFlightColumns()
+            let inFlight = state.inFlight.isEmpty && committed.isEmpty ? [:] : inFlightColumns(and: committed)
             transaction {
                 for update in updates {
                     reloadRow(update.model, table: update.table, values: update.values, inFlight: inFlight)

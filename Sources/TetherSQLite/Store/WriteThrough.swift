@@ -192,11 +192,12 @@ extension Store {
 
     /// The columns of `objects` whose commit is under way (only asked when a reload meets an
     /// in-flight commit, which is rare: nothing is kept per row on the commit path).
-    func inFlightColumns() -> [ObjectIdentifier: Set<Int>] {
+    func inFlightColumns(and committed: [_TakenRow] = []) -> [ObjectIdentifier: Set<Int>] {
         var columns: [ObjectIdentifier: Set<Int>] = [:]
         for rows in state.inFlight.values {
             for taken in rows { columns[taken.object, default: []].formUnion(taken.row.columns) }
         }
+        for taken in committed { columns[taken.object, default: []].formUnion(taken.row.columns) }
         return columns
     }
 
