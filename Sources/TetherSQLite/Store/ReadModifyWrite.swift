@@ -121,7 +121,8 @@ extension Store {
             let succeeded = if case .success = result { true } else { false }
             handoff.decide(succeeded ? updates : nil)
             outcome = handoff.outcome()
-            if !succeeded || (try? outcome.get()) == nil {
+            let failed = if case .failure = outcome { true } else { false }
+            if !succeeded || failed {
                 // Nothing was written: back to the row's committed values.
                 set(model, to: row, table: table)
             }
