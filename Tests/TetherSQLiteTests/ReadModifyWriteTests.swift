@@ -149,5 +149,27 @@ struct ReadModifyWriteTests {
         try fixture.store.flush()
         #expect(try points(fixture, id) == 10)
     }
+
+    @Test("a write the database refuses: the error is thrown and sent, nothing is written, the model keeps the row's values")
+    func refusedWriteRestoresTheModel() throws {
+        let fixture = try StoreFixture()
+        let ticket = try fixture.store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        try fixture.another().execute("""
+            CREATE TRIGGER refuse_many BEFORE UPDATE OF points ON Ticket WHEN NEW.points > 100
+            BEGIN SELECT RAISE(ABORT, 'too many points'); END
+            """)
+        let (errors, _) = record(fixture.store.errors)
+        let thrown = #expect(throws: StoreError.self) {
+            try fixture.store.update(ticket) { $0.points = 101 }
+        }
+        #expect(thrown?.sqliteError?.message.contains("too many points") == true)
+        #expect(errors.values.count == 1)
+        #expect(ticket.points == 1)
+        fixture.scheduler.advance()
+        try fixture.store.flush()
+        #expect(try points(fixture, id) == 1)
+        #expect(fixture.store.pendingRowCount == 0)
+    }
 }
 
