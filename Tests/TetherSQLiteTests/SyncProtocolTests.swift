@@ -60,6 +60,28 @@ struct SyncProtocolTests {
         #expect(try points(fixture, id) == 3)
     }
 
+    @Test("the sqlite3 shell as the other writer: a reload read before a local commit never undoes it")
+    func staleReloadAfterTheShellDoesNotUndoLocalCommit() throws {
+        let fixture = try StoreFixture()
+        let ticket = try fixture.store.insert(Ticket())
+        let id = try #require(ticket.persistentID)
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        shell.arguments = ["sqlite3", fixture.path, "UPDATE Ticket SET title = 'shell' WHERE id = \(id);"]
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0, "sqlite3 (Debian package sqlite3; .ci/run installs it) ran")
+        watcherLooks(fixture.store)
+        for expected in 2...4 {
+            ticket.points += 1
+            try fixture.store.flush()
+            fixture.scheduler.advance()
+            #expect(ticket.points == expected)
+        }
+        #expect(ticket.title == "shell")
+        #expect(try points(fixture, id) == 4)
+    }
+
     @Test("a row inserted elsewhere and loaded before the next turn stays live")
     func rowLoadedBeforeTurnStaysLive() throws {
         let fixture = try StoreFixture()
