@@ -59,10 +59,13 @@ final class _ChangeWatcher: Sendable {
     }
 
     /// Stops the thread: `onChange` is not called after this returns. The thread closes its
-    /// descriptors as it ends.
+    /// descriptors as it ends. Stopping again does nothing.
     func stop() {
-        handler.withLock { $0 = nil }
-        close(stopFD)   // the read end sees end-of-file
+        handler.withLock { handler in
+            guard handler != nil else { return }
+            handler = nil
+            close(stopFD)   // the read end sees end-of-file
+        }
     }
 }
 

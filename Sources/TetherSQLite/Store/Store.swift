@@ -47,6 +47,11 @@ extension Model {
 /// **Faults.** A failed commit (busy, read-only, full disk, constraint...) is sent on `errors`
 /// (and thrown from `flush()`); the models keep their values, and the changes stay pending and are
 /// retried at the next commit, after a short delay, or at `flush()`. Nothing is dropped.
+///
+/// **Closing.** `close()` writes what is pending and closes the connection, leaving the database
+/// as one self-contained file (no `-wal` or `-shm` beside it, when no other connection has it
+/// open). A store freed, or still open when the process exits normally, is flushed and closed
+/// the same way.
 public final class Store {
     /// The database file.
     public let path: String
@@ -62,7 +67,8 @@ public final class Store {
 
     /// The store's connection, on its serial queue: `Sendable`, so any thread can read through it
     /// (`store.database.sync { try $0.rows("SELECT ...") }`) while the models' thread changes
-    /// models; reads and commits take turns on the queue.
+    /// models; reads and commits take turns on the queue. Once the store is closed, every call
+    /// of the connection fails with `SQLITE_MISUSE`.
     public var database: DatabaseQueue { writer }
 
     /// Failed commits and other errors that happened without a caller to throw to. Completes
@@ -124,20 +130,75 @@ public final class Store {
     }
 
     deinit {
-        watcher?.stop()
-        flushOrReport(when: "when the store was freed")
-        _StoreRegistry.shared.remove(self)
-        let queries = state.liveQueries.values
-        state.liveQueries = [:]
-        for query in queries { query.end() }
+        if !state.closed {
+            watcher?.stop()                // no look at the log while the last changes are written
+            watcher = nil
+            flushOrReport(when: "when the store was freed")
+            shutDown()
+        }
         changeSubject.sendCompleted()
         errorSubject.sendCompleted()
+    }
+
+    // MARK: Closing
+
+    /// Writes every pending change (`flush()`), then closes the store: its watcher stops, its
+    /// live queries and `committedChanges` complete, and its connection is closed, so SQLite
+    /// checkpoints the write-ahead log into the database file and removes the `-wal` and `-shm`
+    /// files (when no other connection has the database open). The file can then be copied,
+    /// sent or backed up on its own.
+    ///
+    /// If the flush fails, `close()` throws its error and the store stays open and usable: the
+    /// changes are still pending, and a later `close()` tries again. Once closed, every call
+    /// throws `StoreError.closed`, and a change to one of the store's models is not written and
+    /// is reported on `errors` (as `StoreError.closed`). Closing a closed store does nothing.
+    ///
+    /// A store that is freed, or still open when the process exits normally, is flushed and
+    /// closed all the same; if that flush fails, what could not be written is named on standard
+    /// error, and the store is closed.
+    ///
+    /// ```swift
+    /// invoice.paid = true
+    /// try store.close()          // written; invoices.sqlite is the whole database now
+    /// ```
+    public func close() throws(StoreError) {
+        guard !state.closed else { return }
+        try flush()
+        shutDown()
+    }
+
+    /// Whether the store is closed (by `close()`, or by the exit handler).
+    public var isClosed: Bool { state.closed }
+
+    /// Stops the watcher, ends the live queries and `committedChanges`, closes the connection
+    /// and leaves the registry of open stores. Pending changes are not written (`close()` and
+    /// the exit handler flush first).
+    func shutDown() {
+        guard !state.closed else { return }
+        state.closed = true
+        watcher?.stop()
+        watcher = nil
+        _StoreRegistry.shared.remove(self)
+        let queries = state.liveQueries
+        state.liveQueries = [:]
+        for (id, query) in queries {
+            tracker.removeQuery(id)
+            query.end()
+        }
+        changeSubject.sendCompleted()
+        writer.close()
+    }
+
+    /// Throws `StoreError.closed` once the store is closed.
+    func checkOpen() throws(StoreError) {
+        if state.closed { throw .closed(path: path) }
     }
 
     // MARK: Tables
 
     func table<M: PersistentModel>(for type: M.Type) throws(StoreError) -> _Table {
         precondition(!state.inWriteLock, Self.calledInWriteLock("\(#function)"))
+        try checkOpen()
         let key = ObjectIdentifier(type)
         if let table = state.tables[key] { return table }
         do {
@@ -402,6 +463,8 @@ final class _StoreState {
     var liveQueries: [Int: any _AnyLiveQuery] = [:]
     var commitScheduled = false
     var retryDelay: Duration?
+    /// Whether the store was closed (`Store.close()`, or by its exit handler).
+    var closed = false
 }
 
 struct _Suppressed: Hashable {

@@ -11,6 +11,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case notStored(model: String)
     /// The model's row was deleted; the change was not written.
     case deleted(model: String, id: Int64)
+    /// The store was closed (`Store.close()`): it reads and writes nothing more, and a change to
+    /// one of its models is not written.
+    case closed(path: String)
 
     /// The SQLite error, if this is one.
     public var sqliteError: SQLiteError? {
@@ -25,6 +28,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .migration(let error): return error.description
         case .notStored(let model): return "this \(model) is not stored in this store: insert it first"
         case .deleted(let model, let id): return "\(model) \(id) was deleted; the change was not written"
+        case .closed(let path): return "the store of \(path) is closed"
         }
     }
 

@@ -95,6 +95,7 @@ extension Store {
     /// ```
     public func refresh() throws(StoreError) {
         precondition(!state.inWriteLock, Self.calledInWriteLock("refresh()"))
+        try checkOpen()
         let tracker = self.tracker
         let inbox = self.inbox
         do {
@@ -127,6 +128,7 @@ extension Store {
         let scheduler = self.scheduler
         return {
             let handed = writer.sync { connection -> Bool in
+                guard !connection.isClosed else { return false }   // the store was closed meanwhile
                 do {
                     let changes = try tracker.catchUp(connection)
                     guard !changes.isEmpty else { return false }

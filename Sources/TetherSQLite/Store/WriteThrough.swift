@@ -32,6 +32,10 @@ extension Store {
     /// remember which column, and make sure a commit is scheduled for the end of this turn.
     func changed(_ model: AnyObject, _ registrar: ModelRegistrar, column: Int, table: _Table) {
         guard table.persistsProperty(column) else { return }
+        if state.closed {
+            errorSubject.sendNext(.closed(path: path))
+            return
+        }
         let object = ObjectIdentifier(model)
         if !state.suppressed.isEmpty, state.suppressed.remove(_Suppressed(object: object, column: column)) != nil {
             return   // a value reloaded from the database: not a change to write back
@@ -62,6 +66,7 @@ extension Store {
 
     func commitScheduledChanges() {
         state.commitScheduled = false
+        guard !state.closed else { return }
         do {
             try commitPending(synchronously: false)
         } catch {
@@ -80,6 +85,7 @@ extension Store {
     /// ```
     public func flush() throws(StoreError) {
         precondition(!state.inWriteLock, Self.calledInWriteLock("flush()"))
+        try checkOpen()
         // Commits under way end first: a failed one puts its rows back among the pending ones.
         if !state.inFlight.isEmpty { writer.sync { _ in } }
         drain()
@@ -217,11 +223,13 @@ extension Store {
         }
     }
 
-    /// Commits the pending changes of every open store (called at normal process exit); what
-    /// cannot be committed is named on standard error.
+    /// Commits the pending changes of every open store and closes it (called at normal process
+    /// exit); what cannot be committed is named on standard error, and the store is closed all
+    /// the same.
     static func flushAllAtExit() {
         for store in _StoreRegistry.shared.all() {
             store.flushOrReport(when: "at exit")
+            store.shutDown()
         }
     }
 
