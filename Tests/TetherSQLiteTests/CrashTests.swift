@@ -7,7 +7,9 @@ final class Child {
     let process = Process()
     let output = Pipe()
 
-    init(_ arguments: [String]) throws {
+    /// Starts `store-child` with `arguments`; its standard error goes to `errors` if given
+    /// (else to the test's).
+    init(_ arguments: [String], errors: FileHandle? = nil) throws {
         let directory = Bundle.main.bundleURL.deletingLastPathComponent()
         var executable = directory.appendingPathComponent("store-child")
         if !FileManager.default.fileExists(atPath: executable.path) {
@@ -16,6 +18,7 @@ final class Child {
         process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = output
+        if let errors { process.standardError = errors }
         try process.run()
     }
 

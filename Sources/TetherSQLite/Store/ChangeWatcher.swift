@@ -41,7 +41,9 @@ final class _ChangeWatcher: Sendable {
         let names: Set<String> = [name, name + "-wal", name + "-journal"]
         var inotifyFD = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         if inotifyFD >= 0 {
-            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_DELETE)
+            // Writes to the files, and the files appearing, disappearing or being renamed (the
+            // store checks that the database file is still the one it opened).
+            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
             if inotify_add_watch(inotifyFD, directory, mask) < 0 {
                 close(inotifyFD)
                 inotifyFD = -1

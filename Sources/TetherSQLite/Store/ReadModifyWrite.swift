@@ -60,8 +60,10 @@ extension Store {
         let key = _RowKey(table: table.name, id: id)
         let handoff = _WriteLockHandoff<([SQLiteValue]?, _LentConnection), [_Update]>()
         let (tracker, inbox, sql, count) = (self.tracker, self.inbox, table.selectByIDSQL, table.definition.columns.count)
+        let file = self.file
         writer.async { connection in
             do {
+                try file.check()
                 let (_, changes) = try tracker.write(connection, { () throws -> [_Update] in
                     let select = try connection.cachedStatement(sql)
                     try select.bind([.integer(id)])

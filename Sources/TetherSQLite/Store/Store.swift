@@ -46,7 +46,9 @@ extension Model {
 ///
 /// **Faults.** A failed commit (busy, read-only, full disk, constraint...) is sent on `errors`
 /// (and thrown from `flush()`); the models keep their values, and the changes stay pending and are
-/// retried at the next commit, after a short delay, or at `flush()`. Nothing is dropped.
+/// retried at the next commit, after a short delay, or at `flush()`. Nothing is dropped. If the
+/// database file is deleted or replaced while open, the store writes nothing more and says so
+/// on `errors` (`StoreError.fileLost`); the changes stay pending.
 ///
 /// **Closing.** `close()` writes what is pending and closes the connection, leaving the database
 /// as one self-contained file (no `-wal` or `-shm` beside it, when no other connection has it
@@ -63,6 +65,8 @@ public final class Store {
     let box: _StoreBox
     let tracker = _ChangeTracker()
     let inbox = _SyncInbox()
+    /// The database file, checked before each write (deleted or replaced while open?).
+    let file: _StoreFile
     var watcher: _ChangeWatcher?
 
     /// The store's connection, on its serial queue: `Sendable`, so any thread can read through it
@@ -123,6 +127,7 @@ public final class Store {
         } catch {
             throw StoreError.wrap(error)
         }
+        file = _StoreFile(path: path)
         box = _StoreBox()
         box.store = self
         _StoreRegistry.shared.add(self)
@@ -216,7 +221,9 @@ public final class Store {
                 propertyNames: properties.map(\.name),
                 box: box)
             let tracker = self.tracker
+            let file = self.file
             _ = try writer.sync { connection in
+                try file.check()
                 let statements = try definition.createOrUpdate(in: connection)
                 try tracker.register(table, in: connection)
                 return statements
@@ -271,7 +278,9 @@ public final class Store {
         let tracker = self.tracker
         let tableName = table.name
         let inbox = self.inbox
+        let file = self.file
         let (ids, stamp) = try writer.sync { connection in
+            try file.check()
             // Many rows: the tracker runs this with the triggers off and logs ranges of ids.
             let (ids, changes) = try tracker.insert(connection, into: tableName, count: count) {
                 let statement = try connection.cachedStatement(sql)
@@ -304,6 +313,7 @@ public final class Store {
             live.set(objects[index], for: id)
         }
         protect(ids.lazy.map { _RowKey(table: tableName, id: $0) }, at: stamp)
+        state.fileLostReported = false
         pruneLogIfDue()
         drain()
     }
@@ -312,8 +322,11 @@ public final class Store {
     /// transaction of its own, after the write: it never slows a commit down).
     func pruneLogIfDue() {
         let tracker = self.tracker
+        let file = self.file
         guard tracker.pruneDue() else { return }
-        writer.async { connection in tracker.pruneIfDue(connection) }
+        writer.async { connection in
+            if !file.isLost { tracker.pruneIfDue(connection) }
+        }
     }
 
     /// The live model of row `id`: the one already in memory if there is one (the identity
@@ -423,9 +436,11 @@ public final class Store {
         let tracker = self.tracker
         let tableName = table.name
         let inbox = self.inbox
+        let file = self.file
         let stamp: UInt64
         do {
             stamp = try writer.sync { connection in
+                try file.check()
                 let changes = try tracker.write(connection, { try connection.execute(sql, [.integer(id)]) },
                                                 rows: { [(tableName, id, StoreChange.Kind.delete)] }).1
                 return inbox.push(.changes(changes))
@@ -435,6 +450,7 @@ public final class Store {
         }
         drain(before: stamp)
         markDeleted(model, key: _RowKey(table: table.name, id: id), table: table)
+        state.fileLostReported = false
         pruneLogIfDue()
         drain()
     }
@@ -465,6 +481,9 @@ final class _StoreState {
     var retryDelay: Duration?
     /// Whether the store was closed (`Store.close()`, or by its exit handler).
     var closed = false
+    /// Whether `StoreError.fileLost` was sent on `errors` since the last successful write: it
+    /// is sent once per loss, not at every retry.
+    var fileLostReported = false
 }
 
 struct _Suppressed: Hashable {

@@ -14,6 +14,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store was closed (`Store.close()`): it reads and writes nothing more, and a change to
     /// one of its models is not written.
     case closed(path: String)
+    /// The database file was deleted, or another file was put in its place, while the store had
+    /// it open: the store writes nothing more (not into the deleted file, nor into the one now at
+    /// `path`), and the changes stay pending, in memory.
+    case fileLost(path: String)
 
     /// The SQLite error, if this is one.
     public var sqliteError: SQLiteError? {
@@ -29,6 +33,8 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .notStored(let model): return "this \(model) is not stored in this store: insert it first"
         case .deleted(let model, let id): return "\(model) \(id) was deleted; the change was not written"
         case .closed(let path): return "the store of \(path) is closed"
+        case .fileLost(let path):
+            return "the database file \(path) was deleted or replaced while open; changes are kept in memory and not written"
         }
     }
 

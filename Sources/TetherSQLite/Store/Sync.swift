@@ -126,9 +126,15 @@ extension Store {
         let inbox = self.inbox
         let box = self.box
         let scheduler = self.scheduler
+        let file = self.file
         return {
             let handed = writer.sync { connection -> Bool in
                 guard !connection.isClosed else { return false }   // the store was closed meanwhile
+                // The database file deleted or replaced: the store is told even when idle.
+                if file.watcherFindsNewLoss() {
+                    inbox.push(.error(.fileLost(path: file.path)))
+                    return true
+                }
                 do {
                     let changes = try tracker.catchUp(connection)
                     guard !changes.isEmpty else { return false }
@@ -165,13 +171,24 @@ extension Store {
             apply(set, stamp: item.stamp)
             finish(batch)
             state.retryDelay = nil
+            state.fileLostReported = false
         case .failed(let batch, let error):
             restore(batch)
-            errorSubject.sendNext(error)
+            report(error)
             scheduleRetry()
         case .error(let error):
-            errorSubject.sendNext(error)
+            report(error)
         }
+    }
+
+    /// Sends `error` on `errors`; `StoreError.fileLost` only once per loss (not at every retry,
+    /// nor again when the watcher notices it too).
+    private func report(_ error: StoreError) {
+        if case .fileLost = error {
+            guard !state.fileLostReported else { return }
+            state.fileLostReported = true
+        }
+        errorSubject.sendNext(error)
     }
 
     /// Marks the live models of `keys` as reflecting the database as of `stamp`, if older events

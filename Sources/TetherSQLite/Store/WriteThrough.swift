@@ -119,10 +119,12 @@ extension Store {
         }
         let tracker = self.tracker
         let inbox = self.inbox
+        let file = self.file
         let number = batch.number
         let updates = batch.updates
         let work: @Sendable (Connection) -> StoreError? = { connection in
             do {
+                try file.check()
                 let changes = try tracker.write(connection, {
                     for update in updates {
                         try connection.execute(update.sql, update.arguments)
