@@ -6,6 +6,7 @@ import Testing
 final class Child {
     let process = Process()
     let output = Pipe()
+    let input = Pipe()
 
     /// Starts `store-child` with `arguments`; its standard error goes to `errors` if given
     /// (else to the test's).
@@ -19,7 +20,13 @@ final class Child {
         process.arguments = arguments
         process.standardOutput = output
         if let errors { process.standardError = errors }
+        process.standardInput = input
         try process.run()
+    }
+
+    /// Writes `line` and a newline to the child's standard input.
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
     /// Reads lines until `stop` returns true (or the child ends); returns the lines read.

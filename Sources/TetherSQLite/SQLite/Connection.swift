@@ -122,7 +122,7 @@ public final class Connection {
     private var handle: OpaquePointer?
     /// The path the connection was opened with.
     public let path: String
-    /// The options it was opened with.
+    /// The options it was opened with (`reopen()` uses them again).
     let options: Options
     private var statementCache: [String: Statement] = [:]
     private var tracer: Tracer?
@@ -205,6 +205,20 @@ public final class Connection {
         handle = nil
         savepointDepth = 0
         sqlite3_close_v2(open)
+    }
+
+    /// Closes the connection (if open) and opens it again on the same path with the same
+    /// options, except that the file is never created: a connection that SQLite opened
+    /// read-only because the file could not be written (`isReadOnly`) can write once the file
+    /// is writable again. The statement cache is emptied and a `trace(_:)` handler removed. If
+    /// opening fails, the error is thrown and the connection stays closed (a later `reopen()`
+    /// may open it).
+    ///
+    /// The old handle is closed first, not after: SQLite shares one `-shm` mapping between the
+    /// connections of a process, so a read-only mapping would outlive the reopening otherwise.
+    func reopen() throws(SQLiteError) {
+        close()
+        try openHandle(create: false)
     }
 
     /// Whether the connection was closed (`close()`).

@@ -106,28 +106,51 @@ public final class Store {
     ///   - watchesExternalChanges: whether to notice changes made by other connections and
     ///     processes by itself (see docs/PERSISTENCE.md, "Changes made elsewhere"). Without it,
     ///     `refresh()` looks for them when called.
+    ///   - readOnly: open the database read-only, on purpose: the store reads, loads, fetches
+    ///     and follows changes made elsewhere, but writes nothing (`insert`, `delete` and
+    ///     `update` throw `StoreError.readOnly`, and a change to one of its models is reported
+    ///     on `errors` as `StoreError.readOnly` and not written; the model keeps the value). The
+    ///     database must exist and need no migration.
+    ///
+    /// SQLite opens a file the process may not write read-only without a word, even without
+    /// `readOnly`: check `isReadOnly` after opening. Such a store still tries to write: writes
+    /// fail with `SQLITE_READONLY`, reported on `errors`, and the changes stay pending; the
+    /// connection is opened again before the next try, so they are written once the file is
+    /// writable. When it opens read-write, the store gives a leftover `-wal` or `-shm` that the
+    /// process owns but may not write the database file's permissions (see docs/PERSISTENCE.md,
+    /// "Read-only files").
+    ///
+    /// ```swift
+    /// let viewer = try Store(path: "invoices.sqlite", readOnly: true)
+    /// let store = try Store(path: "invoices.sqlite")
+    /// if store.isReadOnly { showBanner("invoices.sqlite cannot be written: changes are not saved") }
+    /// ```
     public init(
         path: String,
         scheduler: any Scheduler = MainScheduler.shared,
         migrator: Migrator? = nil,
         busyTimeout: Duration = .seconds(5),
-        watchesExternalChanges: Bool = true
+        watchesExternalChanges: Bool = true,
+        readOnly: Bool = false
     ) throws(StoreError) {
         self.path = path
         self.scheduler = scheduler
+        let connectionReadOnly: Bool
         do {
-            writer = try DatabaseQueue(path: path, options: .init(busyTimeout: busyTimeout), label: "Tether.Store")
+            // -wal and -shm left read-only by a connection to a file that was read-only then.
+            if !readOnly { _StoreFile.repairSidecarModes(of: path) }
+            writer = try DatabaseQueue(path: path, options: .init(readOnly: readOnly, busyTimeout: busyTimeout), label: "Tether.Store")
             let migrator = try migrator ?? Migrator.tetherOwn()
             let tracker = self.tracker
-            _ = try writer.sync { connection in
-                let applied = try migrator.migrate(connection)
+            connectionReadOnly = try writer.sync { connection in
+                _ = try migrator.migrate(connection)
                 try tracker.start(connection)
-                return applied.count
+                return connection.isReadOnly
             }
         } catch {
             throw StoreError.wrap(error)
         }
-        file = _StoreFile(path: path)
+        file = _StoreFile(path: path, readOnlyOnPurpose: readOnly, connectionReadOnly: connectionReadOnly)
         box = _StoreBox()
         box.store = self
         _StoreRegistry.shared.add(self)
@@ -174,6 +197,26 @@ public final class Store {
 
     /// Whether the store is closed (by `close()`, or by the exit handler).
     public var isClosed: Bool { state.closed }
+
+    /// Whether the store cannot write its database: it was opened with `readOnly: true`, or
+    /// SQLite opened the file read-only because the process may not write it (a 0444 file, a
+    /// read-only file system). Check it after opening to tell the user; in the second case the
+    /// first write that is tried also reports `SQLITE_READONLY` on `errors`, the changes stay
+    /// pending, and they are written (and this becomes false) once the file is writable again,
+    /// at the next retry or `flush()`.
+    ///
+    /// ```swift
+    /// let store = try Store(path: path)
+    /// if store.isReadOnly { showBanner("\(path) cannot be written: changes are not saved") }
+    /// ```
+    public var isReadOnly: Bool { file.isReadOnly }
+
+    /// Throws `StoreError.closed` once the store is closed, `StoreError.readOnly` if it was
+    /// opened read-only on purpose.
+    func checkWritable() throws(StoreError) {
+        try checkOpen()
+        if file.readOnlyOnPurpose { throw .readOnly(path: path) }
+    }
 
     /// Stops the watcher, ends the live queries and `committedChanges`, closes the connection
     /// and leaves the registry of open stores. Pending changes are not written (`close()` and
@@ -223,10 +266,11 @@ public final class Store {
             let tracker = self.tracker
             let file = self.file
             _ = try writer.sync { connection in
-                try file.check()
-                let statements = try definition.createOrUpdate(in: connection)
-                try tracker.register(table, in: connection)
-                return statements
+                try file.write(connection) {
+                    let statements = try definition.createOrUpdate(in: connection)
+                    try tracker.register(table, in: connection)
+                    return statements
+                }
             }
             state.tables[key] = table
             state.tablesByName[table.name] = table
@@ -248,6 +292,7 @@ public final class Store {
 
     /// Inserts several models in one transaction.
     public func insert<M: PersistentModel>(contentsOf models: [M]) throws(StoreError) {
+        try checkWritable()
         let table = try table(for: M.self)
         // The work is done without generics (nothing looks up generic type metadata per
         // model). A reference to an `M` and an `AnyObject` are both one strong pointer to the
@@ -280,18 +325,19 @@ public final class Store {
         let inbox = self.inbox
         let file = self.file
         let (ids, stamp) = try writer.sync { connection in
-            try file.check()
             // Many rows: the tracker runs this with the triggers off and logs ranges of ids.
-            let (ids, changes) = try tracker.insert(connection, into: tableName, count: count) {
-                let statement = try connection.cachedStatement(sql)
-                var ids: [Int64] = []
-                ids.reserveCapacity(count)
-                for index in models.indices {
-                    try table.bindAll(models.objects[index], to: statement)
-                    try statement.run()   // and resets
-                    ids.append(connection.lastInsertRowID)
+            let (ids, changes) = try file.write(connection) {
+                try tracker.insert(connection, into: tableName, count: count) {
+                    let statement = try connection.cachedStatement(sql)
+                    var ids: [Int64] = []
+                    ids.reserveCapacity(count)
+                    for index in models.indices {
+                        try table.bindAll(models.objects[index], to: statement)
+                        try statement.run()   // and resets
+                        ids.append(connection.lastInsertRowID)
+                    }
+                    return ids
                 }
-                return ids
             }
             return (ids, inbox.push(.changes(changes)))
         }
@@ -430,6 +476,7 @@ public final class Store {
     /// Deletes the model's row; the model stops being written through (a later change to it is
     /// not written, and is reported on `errors` as `StoreError.deleted`).
     public func delete<M: PersistentModel>(_ model: M) throws(StoreError) {
+        try checkWritable()
         let table = try table(for: M.self)
         guard let id = model.persistentID else { throw .notStored(model: M._$schema.name) }
         let sql = "DELETE FROM \(table.quotedName) WHERE id = ?"
@@ -440,9 +487,10 @@ public final class Store {
         let stamp: UInt64
         do {
             stamp = try writer.sync { connection in
-                try file.check()
-                let changes = try tracker.write(connection, { try connection.execute(sql, [.integer(id)]) },
-                                                rows: { [(tableName, id, StoreChange.Kind.delete)] }).1
+                let changes = try file.write(connection) {
+                    try tracker.write(connection, { try connection.execute(sql, [.integer(id)]) },
+                                      rows: { [(tableName, id, StoreChange.Kind.delete)] }).1
+                }
                 return inbox.push(.changes(changes))
             }
         } catch {

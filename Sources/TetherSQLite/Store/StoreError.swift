@@ -18,6 +18,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// it open: the store writes nothing more (not into the deleted file, nor into the one now at
     /// `path`), and the changes stay pending, in memory.
     case fileLost(path: String)
+    /// The store was opened with `readOnly: true`: a change to one of its models is not written,
+    /// and `insert`, `delete` and `update` are refused.
+    case readOnly(path: String)
 
     /// The SQLite error, if this is one.
     public var sqliteError: SQLiteError? {
@@ -35,6 +38,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .closed(let path): return "the store of \(path) is closed"
         case .fileLost(let path):
             return "the database file \(path) was deleted or replaced while open; changes are kept in memory and not written"
+        case .readOnly(let path): return "the store of \(path) was opened read-only; the change was not written"
         }
     }
 

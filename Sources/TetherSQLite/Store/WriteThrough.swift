@@ -32,13 +32,14 @@ extension Store {
     /// remember which column, and make sure a commit is scheduled for the end of this turn.
     func changed(_ model: AnyObject, _ registrar: ModelRegistrar, column: Int, table: _Table) {
         guard table.persistsProperty(column) else { return }
-        if state.closed {
-            errorSubject.sendNext(.closed(path: path))
-            return
-        }
         let object = ObjectIdentifier(model)
         if !state.suppressed.isEmpty, state.suppressed.remove(_Suppressed(object: object, column: column)) != nil {
             return   // a value reloaded from the database: not a change to write back
+        }
+        if state.closed || file.readOnlyOnPurpose {
+            // Not written, and never silently dropped.
+            errorSubject.sendNext(state.closed ? .closed(path: path) : .readOnly(path: path))
+            return
         }
         if state.dirty[object] == nil {
             let id = registrar.rowID.load(ordering: .relaxed)
@@ -124,12 +125,13 @@ extension Store {
         let updates = batch.updates
         let work: @Sendable (Connection) -> StoreError? = { connection in
             do {
-                try file.check()
-                let changes = try tracker.write(connection, {
-                    for update in updates {
-                        try connection.execute(update.sql, update.arguments)
-                    }
-                }, rows: { updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } }).1
+                let changes = try file.write(connection) {
+                    try tracker.write(connection, {
+                        for update in updates {
+                            try connection.execute(update.sql, update.arguments)
+                        }
+                    }, rows: { updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } }).1
+                }
                 inbox.push(.committed(batch: number, changes: changes))
                 return nil
             } catch {
