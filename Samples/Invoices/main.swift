@@ -56,7 +56,8 @@ let app = InvoiceApp(store: store, invoices: invoiceList(store), title: path) {
 Task { @MainActor in
     do {
         try await terminal.run(render: { app.render($0) }, handle: { app.handle($0) })
-        try store.flush()
+        // Written, and the database is one self-contained file again (no -wal, no -shm).
+        try store.close()
     } catch {
         fail("\(error)", status: 1)
     }

@@ -95,6 +95,9 @@ struct InvoicesE2ETests {
         try pane.keys("BTab", "BTab", "BTab", "BTab", "BTab", "BTab")
         try pane.type("q")
         try pane.waitForPrompt()
+        // Quitting closed the store: the database is one file, with no -wal or -shm beside it.
+        #expect(!FileManager.default.fileExists(atPath: pane.database + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: pane.database + "-shm"))
 
         try pane.launch()
         try pane.waitFor("the saved invoice in the list", showing: [listRow(4, "李四 & Co", columns: 9, "24.30")])

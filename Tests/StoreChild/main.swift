@@ -14,6 +14,7 @@
 //                            and wait (to be killed mid-transaction)
 //   store-child bulk PATH N       insert N tickets (ticket i: title "b<i>", points i) with one
 //                            insert(contentsOf:), then print "inserted FIRST LAST" (their ids)
+//   (and the modes of Lifecycle.swift)
 
 import Foundation
 import Synchronization
@@ -38,6 +39,8 @@ guard arguments.count >= 3 else {
     FileHandle.standardError.write(Data("usage: store-child burst|exit|count|watch|hold|bulk PATH [ID [N]]\n".utf8))
     exit(2)
 }
+
+if let status = try lifecycleMode(arguments) { exit(status) }
 
 switch arguments[1] {
 case "count":

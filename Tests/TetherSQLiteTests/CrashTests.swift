@@ -6,8 +6,11 @@ import Testing
 final class Child {
     let process = Process()
     let output = Pipe()
+    let input = Pipe()
 
-    init(_ arguments: [String]) throws {
+    /// Starts `store-child` with `arguments`; its standard error goes to `errors` if given
+    /// (else to the test's).
+    init(_ arguments: [String], errors: FileHandle? = nil) throws {
         let directory = Bundle.main.bundleURL.deletingLastPathComponent()
         var executable = directory.appendingPathComponent("store-child")
         if !FileManager.default.fileExists(atPath: executable.path) {
@@ -16,7 +19,14 @@ final class Child {
         process.executableURL = executable
         process.arguments = arguments
         process.standardOutput = output
+        if let errors { process.standardError = errors }
+        process.standardInput = input
         try process.run()
+    }
+
+    /// Writes `line` and a newline to the child's standard input.
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 
     /// Reads lines until `stop` returns true (or the child ends); returns the lines read.

@@ -1,7 +1,8 @@
 import CSQLite
 
 /// A connection to an SQLite database: owns its `sqlite3` handle and closes it in `deinit`
-/// (`sqlite3_close_v2`).
+/// (`sqlite3_close_v2`), or earlier when its ``DatabaseQueue`` is closed; a closed connection
+/// fails every call with `SQLITE_MISUSE` and never touches the freed handle.
 ///
 /// Opening a connection sets it up the way Tether uses SQLite: write-ahead logging
 /// (`journal_mode=WAL`), a busy timeout (5 s by default), `foreign_keys=ON`,
@@ -116,10 +117,13 @@ public final class Connection {
         case exclusive = "EXCLUSIVE"
     }
 
-    /// The `sqlite3` handle.
-    let handle: OpaquePointer
+    /// The `sqlite3` handle; nil once the connection is closed (`close()`): every use goes
+    /// through `liveHandle(_:)` (which throws `SQLITE_MISUSE` then) or checks for nil.
+    private var handle: OpaquePointer?
     /// The path the connection was opened with.
     public let path: String
+    /// The options it was opened with (`reopen()` uses them again).
+    let options: Options
     private var statementCache: [String: Statement] = [:]
     private var tracer: Tracer?
     private var savepointDepth = 0
@@ -134,43 +138,96 @@ public final class Connection {
     /// let connection = try Connection(path: "/tmp/app.sqlite", options: .init(busyTimeout: .seconds(1)))
     /// ```
     public init(path: String, options: Options = Options()) throws(SQLiteError) {
+        self.path = path
+        self.options = options
+        try openHandle(create: options.create)
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Opens the handle and sets the connection up.
+    private func openHandle(create: Bool) throws(SQLiteError) {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         if options.readOnly {
             flags |= SQLITE_OPEN_READONLY
         } else {
             flags |= SQLITE_OPEN_READWRITE
-            if options.create { flags |= SQLITE_OPEN_CREATE }
+            if create { flags |= SQLITE_OPEN_CREATE }
         }
-        var handle: OpaquePointer?
-        let code = sqlite3_open_v2(path, &handle, flags, nil)
-        guard code == SQLITE_OK, let handle else {
-            let error = SQLiteError(resultCode: code, db: handle, sql: nil)
-            sqlite3_close_v2(handle)
+        var opened: OpaquePointer?
+        let code = sqlite3_open_v2(path, &opened, flags, nil)
+        guard code == SQLITE_OK, let opened else {
+            let error = SQLiteError(resultCode: code, db: opened, sql: nil)
+            sqlite3_close_v2(opened)
             throw SQLiteError(code: error.code, message: "cannot open \(path): \(error.message)")
         }
-        self.handle = handle
-        self.path = path
-        sqlite3_extended_result_codes(handle, 1)
+        handle = opened
+        sqlite3_extended_result_codes(opened, 1)
         let (seconds, attoseconds) = options.busyTimeout.components
         let milliseconds = max(0, min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000))
-        sqlite3_busy_timeout(handle, Int32(milliseconds))
-        // The first statement reads the file's header: a file that is not a database fails here.
-        if let journalMode = options.journalMode, !options.readOnly, !isReadOnly {
-            _ = try prepare("PRAGMA journal_mode = \(journalMode.rawValue)").rows()
-        } else {
-            _ = try prepare("PRAGMA schema_version").rows()
+        sqlite3_busy_timeout(opened, Int32(milliseconds))
+        do {
+            // The first statement reads the file's header: a file that is not a database fails here.
+            if let journalMode = options.journalMode, !options.readOnly, !isReadOnly {
+                _ = try prepare("PRAGMA journal_mode = \(journalMode.rawValue)").rows()
+            } else {
+                _ = try prepare("PRAGMA schema_version").rows()
+            }
+            try execute("PRAGMA synchronous = \(options.synchronous.rawValue)")
+            try execute("PRAGMA foreign_keys = \(options.foreignKeys ? "ON" : "OFF")")
+        } catch {
+            close()
+            throw error
         }
-        try execute("PRAGMA synchronous = \(options.synchronous.rawValue)")
-        try execute("PRAGMA foreign_keys = \(options.foreignKeys ? "ON" : "OFF")")
     }
 
-    deinit {
-        if tracer != nil { sqlite3_trace_v2(handle, 0, nil, nil) }
+    /// Closes the connection now: finalizes the cached statements, rolls back an unfinished
+    /// transaction and closes the handle (`sqlite3_close_v2`). When it is the database's last
+    /// connection, SQLite then checkpoints the write-ahead log into the database file and
+    /// deletes the `-wal` and `-shm` files. From then on every call fails with `SQLITE_MISUSE`
+    /// ("the connection to PATH is closed"); the properties that cannot throw say the
+    /// connection is read-only, outside a transaction, with no changes. Closing again does
+    /// nothing.
+    ///
+    /// A statement from ``prepare(_:)`` still held elsewhere keeps SQLite's side of the handle
+    /// alive until it is freed (that is what `sqlite3_close_v2` does), so the files are only
+    /// cleaned up then.
+    func close() {
+        guard let open = handle else { return }
+        if tracer != nil { sqlite3_trace_v2(open, 0, nil, nil) }
+        tracer = nil
         statementCache.removeAll()
-        // A statement that outlives the connection keeps the handle open (sqlite3_close_v2
-        // waits for it): roll back now so that an unfinished transaction's locks are released.
-        if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
-        sqlite3_close_v2(handle)
+        // Roll back now so that an unfinished transaction's locks are released even if a
+        // statement keeps SQLite's side of the handle alive.
+        if sqlite3_get_autocommit(open) == 0 { sqlite3_exec(open, "ROLLBACK", nil, nil, nil) }
+        handle = nil
+        savepointDepth = 0
+        sqlite3_close_v2(open)
+    }
+
+    /// Closes the connection (if open) and opens it again on the same path with the same
+    /// options, except that the file is never created: a connection that SQLite opened
+    /// read-only because the file could not be written (`isReadOnly`) can write once the file
+    /// is writable again. The statement cache is emptied and a `trace(_:)` handler removed. If
+    /// opening fails, the error is thrown and the connection stays closed (a later `reopen()`
+    /// may open it).
+    ///
+    /// The old handle is closed first, not after: SQLite shares one `-shm` mapping between the
+    /// connections of a process, so a read-only mapping would outlive the reopening otherwise.
+    func reopen() throws(SQLiteError) {
+        close()
+        try openHandle(create: false)
+    }
+
+    /// Whether the connection was closed (`close()`).
+    var isClosed: Bool { handle == nil }
+
+    /// The open handle, or `SQLITE_MISUSE` naming the statement once the connection is closed.
+    private func liveHandle(_ sql: String? = nil) throws(SQLiteError) -> OpaquePointer {
+        guard let handle else { throw SQLiteError(code: .misuse, message: "the connection to \(path) is closed", sql: sql) }
+        return handle
     }
 
     // MARK: Running SQL
@@ -185,6 +242,7 @@ public final class Connection {
     ///     """)
     /// ```
     public func execute(_ sql: String) throws(SQLiteError) {
+        let handle = try liveHandle(Self.trimmed(sql))
         let failure: SQLiteError? = sql.withCString { start in
             var cursor = Self.skippingWhitespace(start)
             while cursor.pointee != 0 {
@@ -259,7 +317,7 @@ public final class Connection {
     /// }
     /// ```
     public func prepare(_ sql: String) throws(SQLiteError) -> Statement {
-        try Statement(db: handle, sql: sql, persistent: false)
+        try Statement(db: liveHandle(sql), sql: sql, persistent: false)
     }
 
     /// The connection's cached statement for `sql`, prepared on first use, reset and with its
@@ -273,6 +331,7 @@ public final class Connection {
     /// try load.bind(id, at: 1)
     /// ```
     public func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        let handle = try liveHandle(sql)
         if let statement = statementCache[sql] {
             statement.reset()
             statement.clearBindings()
@@ -349,23 +408,23 @@ public final class Connection {
     }
 
     /// Whether a transaction is open (`sqlite3_get_autocommit` is off).
-    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    public var isInTransaction: Bool { handle.map { sqlite3_get_autocommit($0) == 0 } ?? false }
 
     // MARK: State
 
     /// The rowid of the most recent successful INSERT (`sqlite3_last_insert_rowid`).
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var lastInsertRowID: Int64 { handle.map { sqlite3_last_insert_rowid($0) } ?? 0 }
 
     /// The number of rows changed by the most recent INSERT, UPDATE or DELETE
     /// (`sqlite3_changes64`).
-    public var changes: Int { Int(sqlite3_changes64(handle)) }
+    public var changes: Int { handle.map { Int(sqlite3_changes64($0)) } ?? 0 }
 
     /// The number of rows changed since the connection opened (`sqlite3_total_changes64`).
-    public var totalChanges: Int { Int(sqlite3_total_changes64(handle)) }
+    public var totalChanges: Int { handle.map { Int(sqlite3_total_changes64($0)) } ?? 0 }
 
     /// Whether the main database is read-only for this connection (opened read-only, or a file
-    /// the process cannot write).
-    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+    /// the process cannot write; true once the connection is closed).
+    public var isReadOnly: Bool { handle.map { sqlite3_db_readonly($0, "main") == 1 } ?? true }
 
     /// `PRAGMA data_version`: changes whenever another connection commits a change to the
     /// database (never for this connection's own commits). Compare two readings to learn
@@ -435,6 +494,7 @@ public final class Connection {
     /// Whether the connection runs triggers (`SQLITE_DBCONFIG_ENABLE_TRIGGER`; on unless
     /// `withTriggersDisabled` is running).
     var triggersEnabled: Bool {
+        guard let handle else { return false }
         var enabled: Int32 = 0
         _ = tether_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_TRIGGER, -1, &enabled)
         return enabled != 0
@@ -447,14 +507,16 @@ public final class Connection {
     /// the setting expires every prepared statement of the connection, the cached ones included:
     /// each is prepared again, by SQLite, on its next step. Worth it only for big batches.
     func withTriggersDisabled<Result>(_ body: () throws -> Result) throws -> Result {
+        let handle = try liveHandle()
         var enabled: Int32 = 1
         let code = tether_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &enabled)
         guard code == SQLITE_OK, enabled == 0 else {
             throw SQLiteError(resultCode: code == SQLITE_OK ? SQLITE_ERROR : code, db: handle, sql: nil)
         }
         defer {
-            // Cannot fail for a valid handle: this option only sets a flag.
-            _ = tether_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_TRIGGER, 1, &enabled)
+            // Cannot fail for a valid handle: this option only sets a flag. (Read again: the
+            // handle is gone if `body` closed the connection.)
+            if let handle = self.handle { _ = tether_sqlite3_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_TRIGGER, 1, &enabled) }
         }
         return try body()
     }
@@ -473,7 +535,10 @@ public final class Connection {
     /// try connection.inTransaction { try connection.execute("DELETE FROM Invoice", []) }
     /// statements   // ["BEGIN IMMEDIATE TRANSACTION", "DELETE FROM Invoice", "COMMIT TRANSACTION"]
     /// ```
+    ///
+    /// On a closed connection it does nothing.
     public func trace(_ handler: ((String) -> Void)?) {
+        guard let handle else { return }
         guard let handler else {
             sqlite3_trace_v2(handle, 0, nil, nil)
             tracer = nil
@@ -500,6 +565,7 @@ public final class Connection {
     /// // ["Invoice", "Customer"]
     /// ```
     public func tablesRead(by sql: String) throws(SQLiteError) -> Set<String> {
+        let handle = try liveHandle(sql)
         let collector = TableCollector()
         // The context pointer is unretained: `collector` lives until the authorizer is removed.
         sqlite3_set_authorizer(handle, { context, action, table, _, _, _ in

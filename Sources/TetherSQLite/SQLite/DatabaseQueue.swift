@@ -44,6 +44,15 @@ public final class DatabaseQueue: Sendable {
         self.path = path
     }
 
+    /// Closes the connection, on the queue, after the closures already submitted have run (see
+    /// ``Connection``'s `close()`: SQLite checkpoints and removes the `-wal` and `-shm` files when
+    /// it was the database's last connection). The closures that run afterwards get the closed
+    /// connection, whose every call fails with `SQLITE_MISUSE`. Closing again does nothing.
+    func close() {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        queue.sync { connection.withLock { $0.close() } }
+    }
+
     /// Runs `body` with the connection on the queue and waits for its result.
     ///
     /// ```swift

@@ -184,13 +184,18 @@ final class _ChangeTracker: Sendable {
         ]
     }
 
-    /// Makes `table`'s changes logged (its triggers, created if missing: nothing is written when
-    /// they exist) and its rows readable by `catchUp`.
-    func register(_ table: _Table, in connection: Connection) throws(SQLiteError) {
+    /// Whether `table`'s four triggers exist (a read: no lock).
+    func hasTriggers(_ table: _Table, in connection: Connection) throws(SQLiteError) -> Bool {
         let names = ["insert", "update", "rekey", "delete"].map { SQLiteValue.text(Self.triggerName(table.name, $0)) }
         let existing = try connection.scalar(
             "SELECT count(*) FROM sqlite_master WHERE type = 'trigger' AND name IN (?, ?, ?, ?)", names, as: Int.self) ?? 0
-        if existing < names.count {
+        return existing == names.count
+    }
+
+    /// Makes `table`'s changes logged (its triggers, created if missing: nothing is written when
+    /// they exist) and its rows readable by `catchUp`.
+    func register(_ table: _Table, in connection: Connection) throws(SQLiteError) {
+        if try !hasTriggers(table, in: connection) {
             for sql in Self.triggerSQL(table: table.name) { try connection.execute(sql) }
         }
         state.withLock { $0.tables[table.name] = table }

@@ -41,7 +41,9 @@ final class _ChangeWatcher: Sendable {
         let names: Set<String> = [name, name + "-wal", name + "-journal"]
         var inotifyFD = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         if inotifyFD >= 0 {
-            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_DELETE)
+            // Writes to the files, and the files appearing, disappearing or being renamed (the
+            // store checks that the database file is still the one it opened).
+            let mask = UInt32(IN_MODIFY | IN_CLOSE_WRITE | IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE)
             if inotify_add_watch(inotifyFD, directory, mask) < 0 {
                 close(inotifyFD)
                 inotifyFD = -1
@@ -59,10 +61,13 @@ final class _ChangeWatcher: Sendable {
     }
 
     /// Stops the thread: `onChange` is not called after this returns. The thread closes its
-    /// descriptors as it ends.
+    /// descriptors as it ends. Stopping again does nothing.
     func stop() {
-        handler.withLock { $0 = nil }
-        close(stopFD)   // the read end sees end-of-file
+        handler.withLock { handler in
+            guard handler != nil else { return }
+            handler = nil
+            close(stopFD)   // the read end sees end-of-file
+        }
     }
 }
 

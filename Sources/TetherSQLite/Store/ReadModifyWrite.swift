@@ -53,26 +53,30 @@ extension Store {
     /// with the update and reach live models as changes made elsewhere would.
     @discardableResult
     public func update<M: PersistentModel, R>(_ model: M, _ body: (M, Connection) throws -> R) throws -> R {
-        let table = try table(for: M.self)
         precondition(!state.inWriteLock, Self.calledInWriteLock("update"))
+        try checkWritable()
+        let table = try table(for: M.self)
         guard let id = model.persistentID else { throw StoreError.notStored(model: M._$schema.name) }
         try flush()
         let key = _RowKey(table: table.name, id: id)
         let handoff = _WriteLockHandoff<([SQLiteValue]?, _LentConnection), [_Update]>()
         let (tracker, inbox, sql, count) = (self.tracker, self.inbox, table.selectByIDSQL, table.definition.columns.count)
+        let file = self.file
         writer.async { connection in
             do {
-                let (_, changes) = try tracker.write(connection, { () throws -> [_Update] in
-                    let select = try connection.cachedStatement(sql)
-                    try select.bind([.integer(id)])
-                    var values: [SQLiteValue]?
-                    if try select.step() { values = try (1...count).map { position throws(SQLiteError) in try select.value(at: position) } }
-                    select.reset()
-                    handoff.ready(.success((values, _LentConnection(connection))))
-                    guard let updates = handoff.decision() else { throw _RolledBack() }
-                    for update in updates { try connection.execute(update.sql, update.arguments) }
-                    return updates
-                }, rows: { $0.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } })
+                let (_, changes) = try file.write(connection) {
+                    try tracker.write(connection, { () throws -> [_Update] in
+                        let select = try connection.cachedStatement(sql)
+                        try select.bind([.integer(id)])
+                        var values: [SQLiteValue]?
+                        if try select.step() { values = try (1...count).map { position throws(SQLiteError) in try select.value(at: position) } }
+                        select.reset()
+                        handoff.ready(.success((values, _LentConnection(connection))))
+                        guard let updates = handoff.decision() else { throw _RolledBack() }
+                        for update in updates { try connection.execute(update.sql, update.arguments) }
+                        return updates
+                    }, rows: { $0.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } })
+                }
                 handoff.finish(.success(inbox.push(.changes(changes))))
             } catch is _RolledBack {
                 handoff.finish(.success(nil))

@@ -46,7 +46,14 @@ extension Model {
 ///
 /// **Faults.** A failed commit (busy, read-only, full disk, constraint...) is sent on `errors`
 /// (and thrown from `flush()`); the models keep their values, and the changes stay pending and are
-/// retried at the next commit, after a short delay, or at `flush()`. Nothing is dropped.
+/// retried at the next commit, after a short delay, or at `flush()`. Nothing is dropped. If the
+/// database file is deleted or replaced while open, the store writes nothing more and says so
+/// on `errors` (`StoreError.fileLost`); the changes stay pending.
+///
+/// **Closing.** `close()` writes what is pending and closes the connection, leaving the database
+/// as one self-contained file (no `-wal` or `-shm` beside it, when no other connection has it
+/// open). A store freed, or still open when the process exits normally, is flushed and closed
+/// the same way.
 public final class Store {
     /// The database file.
     public let path: String
@@ -58,11 +65,14 @@ public final class Store {
     let box: _StoreBox
     let tracker = _ChangeTracker()
     let inbox = _SyncInbox()
+    /// The database file, checked before each write (deleted or replaced while open?).
+    let file: _StoreFile
     var watcher: _ChangeWatcher?
 
     /// The store's connection, on its serial queue: `Sendable`, so any thread can read through it
     /// (`store.database.sync { try $0.rows("SELECT ...") }`) while the models' thread changes
-    /// models; reads and commits take turns on the queue.
+    /// models; reads and commits take turns on the queue. Once the store is closed, every call
+    /// of the connection fails with `SQLITE_MISUSE`.
     public var database: DatabaseQueue { writer }
 
     /// Failed commits and other errors that happened without a caller to throw to. Completes
@@ -96,27 +106,51 @@ public final class Store {
     ///   - watchesExternalChanges: whether to notice changes made by other connections and
     ///     processes by itself (see docs/PERSISTENCE.md, "Changes made elsewhere"). Without it,
     ///     `refresh()` looks for them when called.
+    ///   - readOnly: open the database read-only, on purpose: the store reads, loads, fetches
+    ///     and follows changes made elsewhere, but writes nothing (`insert`, `delete` and
+    ///     `update` throw `StoreError.readOnly`, and a change to one of its models is reported
+    ///     on `errors` as `StoreError.readOnly` and not written; the model keeps the value). The
+    ///     database must exist and need no migration.
+    ///
+    /// SQLite opens a file the process may not write read-only without a word, even without
+    /// `readOnly`: check `isReadOnly` after opening. Such a store still tries to write: writes
+    /// fail with `SQLITE_READONLY`, reported on `errors`, and the changes stay pending; the
+    /// connection is opened again before the next try, so they are written once the file is
+    /// writable. When it opens read-write, the store gives a leftover `-wal` or `-shm` that the
+    /// process owns but may not write the database file's permissions (see docs/PERSISTENCE.md,
+    /// "Read-only files").
+    ///
+    /// ```swift
+    /// let viewer = try Store(path: "invoices.sqlite", readOnly: true)
+    /// let store = try Store(path: "invoices.sqlite")
+    /// if store.isReadOnly { showBanner("invoices.sqlite cannot be written: changes are not saved") }
+    /// ```
     public init(
         path: String,
         scheduler: any Scheduler = MainScheduler.shared,
         migrator: Migrator? = nil,
         busyTimeout: Duration = .seconds(5),
-        watchesExternalChanges: Bool = true
+        watchesExternalChanges: Bool = true,
+        readOnly: Bool = false
     ) throws(StoreError) {
         self.path = path
         self.scheduler = scheduler
+        let connectionReadOnly: Bool
         do {
-            writer = try DatabaseQueue(path: path, options: .init(busyTimeout: busyTimeout), label: "Tether.Store")
+            // -wal and -shm left read-only by a connection to a file that was read-only then.
+            if !readOnly { _StoreFile.repairSidecarModes(of: path) }
+            writer = try DatabaseQueue(path: path, options: .init(readOnly: readOnly, busyTimeout: busyTimeout), label: "Tether.Store")
             let migrator = try migrator ?? Migrator.tetherOwn()
             let tracker = self.tracker
-            _ = try writer.sync { connection in
-                let applied = try migrator.migrate(connection)
+            connectionReadOnly = try writer.sync { connection in
+                _ = try migrator.migrate(connection)
                 try tracker.start(connection)
-                return applied.count
+                return connection.isReadOnly
             }
         } catch {
             throw StoreError.wrap(error)
         }
+        file = _StoreFile(path: path, readOnlyOnPurpose: readOnly, connectionReadOnly: connectionReadOnly)
         box = _StoreBox()
         box.store = self
         _StoreRegistry.shared.add(self)
@@ -124,20 +158,95 @@ public final class Store {
     }
 
     deinit {
-        watcher?.stop()
-        flushOrReport(when: "when the store was freed")
-        _StoreRegistry.shared.remove(self)
-        let queries = state.liveQueries.values
-        state.liveQueries = [:]
-        for query in queries { query.end() }
+        if !state.closed {
+            watcher?.stop()                // no look at the log while the last changes are written
+            watcher = nil
+            flushOrReport(when: "when the store was freed")
+            shutDown()
+        }
         changeSubject.sendCompleted()
         errorSubject.sendCompleted()
+    }
+
+    // MARK: Closing
+
+    /// Writes every pending change (`flush()`), then closes the store: its watcher stops, its
+    /// live queries and `committedChanges` complete, and its connection is closed, so SQLite
+    /// checkpoints the write-ahead log into the database file and removes the `-wal` and `-shm`
+    /// files (when no other connection has the database open). The file can then be copied,
+    /// sent or backed up on its own.
+    ///
+    /// If the flush fails, `close()` throws its error and the store stays open and usable: the
+    /// changes are still pending, and a later `close()` tries again. Once closed, every call
+    /// throws `StoreError.closed`, and a change to one of the store's models is not written and
+    /// is reported on `errors` (as `StoreError.closed`). Closing a closed store does nothing.
+    ///
+    /// A store that is freed, or still open when the process exits normally, is flushed and
+    /// closed all the same; if that flush fails, what could not be written is named on standard
+    /// error, and the store is closed.
+    ///
+    /// ```swift
+    /// invoice.paid = true
+    /// try store.close()          // written; invoices.sqlite is the whole database now
+    /// ```
+    public func close() throws(StoreError) {
+        guard !state.closed else { return }
+        try flush()
+        shutDown()
+    }
+
+    /// Whether the store is closed (by `close()`, or by the exit handler).
+    public var isClosed: Bool { state.closed }
+
+    /// Whether the store cannot write its database: it was opened with `readOnly: true`, or
+    /// SQLite opened the file read-only because the process may not write it (a 0444 file, a
+    /// read-only file system). Check it after opening to tell the user; in the second case the
+    /// first write that is tried also reports `SQLITE_READONLY` on `errors`, the changes stay
+    /// pending, and they are written (and this becomes false) once the file is writable again,
+    /// at the next retry or `flush()`.
+    ///
+    /// ```swift
+    /// let store = try Store(path: path)
+    /// if store.isReadOnly { showBanner("\(path) cannot be written: changes are not saved") }
+    /// ```
+    public var isReadOnly: Bool { file.isReadOnly }
+
+    /// Throws `StoreError.closed` once the store is closed, `StoreError.readOnly` if it was
+    /// opened read-only on purpose.
+    func checkWritable() throws(StoreError) {
+        try checkOpen()
+        if file.readOnlyOnPurpose { throw .readOnly(path: path) }
+    }
+
+    /// Stops the watcher, ends the live queries and `committedChanges`, closes the connection
+    /// and leaves the registry of open stores. Pending changes are not written (`close()` and
+    /// the exit handler flush first).
+    func shutDown() {
+        guard !state.closed else { return }
+        state.closed = true
+        watcher?.stop()
+        watcher = nil
+        _StoreRegistry.shared.remove(self)
+        let queries = state.liveQueries
+        state.liveQueries = [:]
+        for (id, query) in queries {
+            tracker.removeQuery(id)
+            query.end()
+        }
+        changeSubject.sendCompleted()
+        writer.close()
+    }
+
+    /// Throws `StoreError.closed` once the store is closed.
+    func checkOpen() throws(StoreError) {
+        if state.closed { throw .closed(path: path) }
     }
 
     // MARK: Tables
 
     func table<M: PersistentModel>(for type: M.Type) throws(StoreError) -> _Table {
         precondition(!state.inWriteLock, Self.calledInWriteLock("\(#function)"))
+        try checkOpen()
         let key = ObjectIdentifier(type)
         if let table = state.tables[key] { return table }
         do {
@@ -155,13 +264,19 @@ public final class Store {
                 propertyNames: properties.map(\.name),
                 box: box)
             let tracker = self.tracker
+            let file = self.file
             try writer.sync { connection in
                 // A table (and triggers) as they should be needs no write, so no write lock: a
-                // store opens while another program holds that lock.
-                if try !definition.migrationStatements(existing: connection.columns(in: definition.tableName)).isEmpty {
-                    _ = try definition.createOrUpdate(in: connection)
+                // store opens while another program holds that lock (or on a read-only file).
+                if try !definition.migrationStatements(existing: connection.columns(in: definition.tableName)).isEmpty
+                    || !tracker.hasTriggers(table, in: connection) {
+                    try file.write(connection) {
+                        _ = try definition.createOrUpdate(in: connection)
+                        try tracker.register(table, in: connection)
+                    }
+                } else {
+                    try tracker.register(table, in: connection)
                 }
-                try tracker.register(table, in: connection)
             }
             state.tables[key] = table
             state.tablesByName[table.name] = table
@@ -183,6 +298,7 @@ public final class Store {
 
     /// Inserts several models in one transaction.
     public func insert<M: PersistentModel>(contentsOf models: [M]) throws(StoreError) {
+        try checkWritable()
         let table = try table(for: M.self)
         // The work is done without generics (nothing looks up generic type metadata per
         // model). A reference to an `M` and an `AnyObject` are both one strong pointer to the
@@ -213,18 +329,21 @@ public final class Store {
         let tracker = self.tracker
         let tableName = table.name
         let inbox = self.inbox
+        let file = self.file
         let (ids, stamp) = try writer.sync { connection in
             // Many rows: the tracker runs this with the triggers off and logs ranges of ids.
-            let (ids, changes) = try tracker.insert(connection, into: tableName, count: count) {
-                let statement = try connection.cachedStatement(sql)
-                var ids: [Int64] = []
-                ids.reserveCapacity(count)
-                for index in models.indices {
-                    try table.bindAll(models.objects[index], to: statement)
-                    try statement.run()   // and resets
-                    ids.append(connection.lastInsertRowID)
+            let (ids, changes) = try file.write(connection) {
+                try tracker.insert(connection, into: tableName, count: count) {
+                    let statement = try connection.cachedStatement(sql)
+                    var ids: [Int64] = []
+                    ids.reserveCapacity(count)
+                    for index in models.indices {
+                        try table.bindAll(models.objects[index], to: statement)
+                        try statement.run()   // and resets
+                        ids.append(connection.lastInsertRowID)
+                    }
+                    return ids
                 }
-                return ids
             }
             return (ids, inbox.push(.changes(changes)))
         }
@@ -246,6 +365,7 @@ public final class Store {
             live.set(objects[index], for: id)
         }
         protect(ids.lazy.map { _RowKey(table: tableName, id: $0) }, at: stamp)
+        state.fileLostReported = false
         pruneLogIfDue()
         drain()
     }
@@ -254,8 +374,11 @@ public final class Store {
     /// transaction of its own, after the write: it never slows a commit down).
     func pruneLogIfDue() {
         let tracker = self.tracker
+        let file = self.file
         guard tracker.pruneDue() else { return }
-        writer.async { connection in tracker.pruneIfDue(connection) }
+        writer.async { connection in
+            if !file.isLost { tracker.pruneIfDue(connection) }
+        }
     }
 
     /// The live model of row `id`: the one already in memory if there is one (the identity
@@ -359,17 +482,21 @@ public final class Store {
     /// Deletes the model's row; the model stops being written through (a later change to it is
     /// not written, and is reported on `errors` as `StoreError.deleted`).
     public func delete<M: PersistentModel>(_ model: M) throws(StoreError) {
+        try checkWritable()
         let table = try table(for: M.self)
         guard let id = model.persistentID else { throw .notStored(model: M._$schema.name) }
         let sql = "DELETE FROM \(table.quotedName) WHERE id = ?"
         let tracker = self.tracker
         let tableName = table.name
         let inbox = self.inbox
+        let file = self.file
         let stamp: UInt64
         do {
             stamp = try writer.sync { connection in
-                let changes = try tracker.write(connection, { try connection.execute(sql, [.integer(id)]) },
-                                                rows: { [(tableName, id, StoreChange.Kind.delete)] }).1
+                let changes = try file.write(connection) {
+                    try tracker.write(connection, { try connection.execute(sql, [.integer(id)]) },
+                                      rows: { [(tableName, id, StoreChange.Kind.delete)] }).1
+                }
                 return inbox.push(.changes(changes))
             }
         } catch {
@@ -377,6 +504,7 @@ public final class Store {
         }
         drain(before: stamp)
         markDeleted(model, key: _RowKey(table: table.name, id: id), table: table)
+        state.fileLostReported = false
         pruneLogIfDue()
         drain()
     }
@@ -405,6 +533,11 @@ final class _StoreState {
     var liveQueries: [Int: any _AnyLiveQuery] = [:]
     var commitScheduled = false
     var retryDelay: Duration?
+    /// Whether the store was closed (`Store.close()`, or by its exit handler).
+    var closed = false
+    /// Whether `StoreError.fileLost` was sent on `errors` since the last successful write: it
+    /// is sent once per loss, not at every retry.
+    var fileLostReported = false
 }
 
 struct _Suppressed: Hashable {

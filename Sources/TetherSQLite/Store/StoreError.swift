@@ -11,6 +11,16 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     case notStored(model: String)
     /// The model's row was deleted; the change was not written.
     case deleted(model: String, id: Int64)
+    /// The store was closed (`Store.close()`): it reads and writes nothing more, and a change to
+    /// one of its models is not written.
+    case closed(path: String)
+    /// The database file was deleted, or another file was put in its place, while the store had
+    /// it open: the store writes nothing more (not into the deleted file, nor into the one now at
+    /// `path`), and the changes stay pending, in memory.
+    case fileLost(path: String)
+    /// The store was opened with `readOnly: true`: a change to one of its models is not written,
+    /// and `insert`, `delete` and `update` are refused.
+    case readOnly(path: String)
 
     /// The SQLite error, if this is one.
     public var sqliteError: SQLiteError? {
@@ -25,6 +35,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .migration(let error): return error.description
         case .notStored(let model): return "this \(model) is not stored in this store: insert it first"
         case .deleted(let model, let id): return "\(model) \(id) was deleted; the change was not written"
+        case .closed(let path): return "the store of \(path) is closed"
+        case .fileLost(let path):
+            return "the database file \(path) was deleted or replaced while open; changes are kept in memory and not written"
+        case .readOnly(let path): return "the store of \(path) was opened read-only; the change was not written"
         }
     }
 

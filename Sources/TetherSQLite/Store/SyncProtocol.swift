@@ -95,6 +95,7 @@ extension Store {
     /// ```
     public func refresh() throws(StoreError) {
         precondition(!state.inWriteLock, Self.calledInWriteLock("refresh()"))
+        try checkOpen()
         let tracker = self.tracker
         let inbox = self.inbox
         do {
@@ -125,8 +126,15 @@ extension Store {
         let inbox = self.inbox
         let box = self.box
         let scheduler = self.scheduler
+        let file = self.file
         return {
             let handed = writer.sync { connection -> Bool in
+                guard !connection.isClosed else { return false }   // the store was closed meanwhile
+                // The database file deleted or replaced: the store is told even when idle.
+                if file.watcherFindsNewLoss() {
+                    inbox.push(.error(.fileLost(path: file.path)))
+                    return true
+                }
                 do {
                     let changes = try tracker.catchUp(connection)
                     guard !changes.isEmpty else { return false }
@@ -164,14 +172,25 @@ extension Store {
             // flushes in the middle of this one, see the batch as committed.)
             let rows = state.inFlight.removeValue(forKey: batch) ?? []
             state.retryDelay = nil
+            state.fileLostReported = false
             apply(set, stamp: item.stamp, committed: rows)
         case .failed(let batch, let error):
             restore(batch)
-            errorSubject.sendNext(error)
+            report(error)
             scheduleRetry()
         case .error(let error):
-            errorSubject.sendNext(error)
+            report(error)
         }
+    }
+
+    /// Sends `error` on `errors`; `StoreError.fileLost` only once per loss (not at every retry,
+    /// nor again when the watcher notices it too).
+    private func report(_ error: StoreError) {
+        if case .fileLost = error {
+            guard !state.fileLostReported else { return }
+            state.fileLostReported = true
+        }
+        errorSubject.sendNext(error)
     }
 
     /// Marks the live models of `keys` as reflecting the database as of `stamp`, if older events

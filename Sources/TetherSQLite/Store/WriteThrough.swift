@@ -36,6 +36,11 @@ extension Store {
         if !state.suppressed.isEmpty, state.suppressed.remove(_Suppressed(object: object, column: column)) != nil {
             return   // a value reloaded from the database: not a change to write back
         }
+        if state.closed || file.readOnlyOnPurpose {
+            // Not written, and never silently dropped.
+            errorSubject.sendNext(state.closed ? .closed(path: path) : .readOnly(path: path))
+            return
+        }
         if state.dirty[object] == nil {
             let id = registrar.rowID.load(ordering: .relaxed)
             guard id > 0 else { return }
@@ -62,6 +67,7 @@ extension Store {
 
     func commitScheduledChanges() {
         state.commitScheduled = false
+        guard !state.closed else { return }
         do {
             try commitPending(synchronously: false)
         } catch {
@@ -80,6 +86,7 @@ extension Store {
     /// ```
     public func flush() throws(StoreError) {
         precondition(!state.inWriteLock, Self.calledInWriteLock("flush()"))
+        try checkOpen()
         // Commits under way end first: a failed one puts its rows back among the pending ones.
         if !state.inFlight.isEmpty { writer.sync { _ in } }
         drain()
@@ -113,15 +120,18 @@ extension Store {
         }
         let tracker = self.tracker
         let inbox = self.inbox
+        let file = self.file
         let number = batch.number
         let updates = batch.updates
         let work: @Sendable (Connection) -> StoreError? = { connection in
             do {
-                let changes = try tracker.write(connection, {
-                    for update in updates {
-                        try connection.execute(update.sql, update.arguments)
-                    }
-                }, rows: { updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } }).1
+                let changes = try file.write(connection) {
+                    try tracker.write(connection, {
+                        for update in updates {
+                            try connection.execute(update.sql, update.arguments)
+                        }
+                    }, rows: { updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } }).1
+                }
                 inbox.push(.committed(batch: number, changes: changes))
                 return nil
             } catch {
@@ -218,11 +228,13 @@ extension Store {
         }
     }
 
-    /// Commits the pending changes of every open store (called at normal process exit); what
-    /// cannot be committed is named on standard error.
+    /// Commits the pending changes of every open store and closes it (called at normal process
+    /// exit); what cannot be committed is named on standard error, and the store is closed all
+    /// the same.
     static func flushAllAtExit() {
         for store in _StoreRegistry.shared.all() {
             store.flushOrReport(when: "at exit")
+            store.shutDown()
         }
     }
 
