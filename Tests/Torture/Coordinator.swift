@@ -72,15 +72,18 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
     defer { if !options.keep { try? FileManager.default.removeItem(atPath: directory) } }
     var violations: [String] = []
 
-    // The cells, ids 1...rows, and the churn table.
+    // The cells, ids 1...rows, and the churn table; the file and its folder writable by the
+    // workers, who run as "nobody" when this runs as root.
     do {
         let store = try Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
         try store.insert(contentsOf: (0..<options.rows).map { _ in Cell() })
         _ = try store.fetch(Churn.self)
-        try store.flush()
+        try store.close()
     } catch {
         return ["setup failed: \(error)"]
     }
+    chmod(directory, 0o777)
+    chmod(path, 0o666)
 
     /// Starts worker `index` (again, after a kill: a new incarnation with its own operations).
     func start(_ index: Int, incarnation: Int, operations: Int) throws -> WorkerProcess {
@@ -102,7 +105,7 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
     func running() -> [WorkerProcess] { workers.compactMap(\.last).filter { !$0.isDone && !$0.hasEnded } }
 
     // Faults, until every worker is done or dead.
-    var kills = 0, locks = 0, shellWrites = 0, shellFailures = 0
+    var kills = 0, locks = 0, readOnlySpells = 0, shellWrites = 0, shellFailures = 0
     var shellAcknowledged: [Int64: Int] = [:]
     let deadline = ContinuousClock.now + .seconds(3_600)
     while !running().isEmpty, ContinuousClock.now < deadline {
@@ -126,7 +129,26 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
                 try? locker.execute("ROLLBACK")
                 locks += 1
             }
-        } else if options.shell, roll < 30 {
+        } else if options.faults, roll < 15 {
+            // The file is read-only for a moment: stores that open it meanwhile (workers started
+            // again) get a read-only connection, and must write once it is writable again.
+            chmod(path, 0o444)
+            if options.kills, kills < 4 * options.workers, random.chance(50),
+               let victim = running().filter({ !$0.killed }).randomElement(using: &random) {
+                // Started again while the file is read-only.
+                kill(victim.process.processIdentifier, SIGKILL)
+                victim.killed = true
+                kills += 1
+                do {
+                    workers[victim.index].append(try start(victim.index, incarnation: workers[victim.index].count, operations: max(1, options.operations / 4)))
+                } catch {
+                    violations.append("cannot restart worker \(victim.index): \(error)")
+                }
+            }
+            usleep(UInt32(random.within(10...80) * 1_000))
+            chmod(path, 0o666)
+            readOnlySpells += 1
+        } else if options.shell, roll < 32 {
             let id = Int64(random.within(1...options.rows))
             let sql = "UPDATE Cell SET cs = cs + 1, s = 'shell.\(shellWrites)' WHERE id = \(id);"
             if runShell(path: path, sql: sql) {
@@ -155,9 +177,9 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
     violations += check(path: path, workers: workers, shellAcknowledged: shellAcknowledged, rows: options.rows)
     let allLines = workers.joined().flatMap { $0.lines.value }
     func count(_ prefix: String) -> Int { allLines.filter { $0.hasPrefix(prefix) }.count }
-    let faultsSeen = "failed flushes \(count("e flush")), failed updates \(count("uf ") + count("tf ")), failed inserts \(count("e insert"))"
+    let faultsSeen = "read-only opens \(count("ro")), failed flushes \(count("e flush")), failed updates \(count("uf ") + count("tf ")), failed inserts \(count("e insert"))"
     say("torture seed \(options.seed): \(options.workers) workers x \(options.operations) operations, \(options.rows) cells; "
-        + "kills \(kills) (each worker started again), lock holds \(locks), shell writes \(shellWrites) (\(shellFailures) refused); "
+        + "kills \(kills) (each worker started again), lock holds \(locks), read-only spells \(readOnlySpells), shell writes \(shellWrites) (\(shellFailures) refused); "
         + "\(faultsSeen); \(violations.count) violations")
     return violations
 }

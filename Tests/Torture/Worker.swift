@@ -47,6 +47,7 @@ struct WorkerOptions {
 ///     u ID       that update returned (committed)
 ///     uf ID ...  that update threw (rolled back)
 ///     t? ID, t ID, tf ID   the same, from a second store on another thread of the process
+///     ro         its store opened the file read-only (during a read-only spell)
 ///     done E     finished its operations, everything acknowledged (E: errors seen)
 ///     verified N after "verify" on standard input: caught up, N live cells compared
 ///     X ...      a violation it saw itself (its own value undone, a counter that went back,
@@ -55,6 +56,14 @@ struct WorkerOptions {
 /// Then it waits for a line on standard input (all writers have stopped), catches up with
 /// `refresh()`, and compares every live model with its row.
 func runWorker(_ options: WorkerOptions) -> Never {
+    // Root may write any file: a worker runs as "nobody" (uid and gid 65534) so that the
+    // coordinator's read-only spells (the file's mode made 0444) bind it as they bind a user.
+    if geteuid() == 0 {
+        guard setgroups(0, nil) == 0, setgid(65534) == 0, setuid(65534) == 0 else {
+            say("X cannot drop privileges: errno \(errno)")
+            exit(1)
+        }
+    }
     var random = SeededRandom(seed: options.seed &* 1_000_003 &+ UInt64(options.index) &* 7919 &+ 1)
     let scheduler = TestScheduler()
     let store: Store
@@ -64,6 +73,7 @@ func runWorker(_ options: WorkerOptions) -> Never {
         say("X open: \(error)")
         exit(1)
     }
+    if store.isReadOnly { say("ro") }   // opened during a read-only spell: writes wait for the file
     let mine = ownColumn(options.index)
     var held: [Int64: Cell] = [:]
     var expected: [Int64: Int] = [:]
