@@ -1,0 +1,42 @@
+import Foundation
+
+/// Everything the store keeps on the model's thread.
+final class _StoreState {
+    var tables: [ObjectIdentifier: _Table] = [:]
+    var tablesByName: [String: _Table] = [:]
+    var identity = _IdentityMap()
+    var dirty: [ObjectIdentifier: _DirtyRow] = [:]
+    var dirtyOrder: [ObjectIdentifier] = []
+    /// The rows of the batches whose commit is under way, by batch number.
+    var inFlight: [Int: [_TakenRow]] = [:]
+    /// Rows whose live model reflects the database as of a stamp while older events still wait
+    /// in the inbox (it was loaded or inserted after them): those events are not applied to it.
+    var rowStamps: [_RowKey: UInt64] = [:]
+    /// Whether `update`'s closure is running (the writer queue holds the write lock for it).
+    var inWriteLock = false
+    var nextBatch = 1
+    /// Columns being set from the database: their next change notification is not written back.
+    var suppressed: Set<_Suppressed> = []
+    var liveQueries: [Int: any _AnyLiveQuery] = [:]
+    var commitScheduled = false
+    var retryDelay: Duration?
+    /// Whether the store was closed (`Store.close()`, or by its exit handler).
+    var closed = false
+    /// Whether `StoreError.fileLost` was sent on `errors` since the last successful write: it
+    /// is sent once per loss, not at every retry.
+    var fileLostReported = false
+}
+
+struct _Suppressed: Hashable {
+    let object: ObjectIdentifier
+    let column: Int
+}
+
+/// A weak reference to the store, for closures that run on the store's scheduler.
+///
+/// Why `@unchecked Sendable` is safe: the closures that read it run on the store's scheduler,
+/// which is the store's (and its models') thread; the writer queue never dereferences it, it
+/// only passes it to work scheduled back onto the store's scheduler.
+final class _StoreBox: @unchecked Sendable {
+    weak var store: Store?
+}
