@@ -172,3 +172,22 @@ final class _AsyncValuesBuffer<Value: Sendable, Failure: Error>: Sendable {
         lifetime.dispose()
     }
 }
+
+/// A signal is not itself an `AsyncSequence`: `for await x in signal` does not compile, and says
+/// to iterate `signal.values` instead. (A conformance cannot require that the values be
+/// `Sendable`, which they must be to cross from the thread that sends them into the task that
+/// iterates them; `values` is where that requirement lives.)
+///
+/// ```swift
+/// for await quantity in observe(invoice, \.quantity).values { print(quantity) }
+/// ```
+@available(*, unavailable, message: "iterate the signal's values: `for await value in signal.values`")
+extension Signal: AsyncSequence {
+    public typealias Element = Value
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        public mutating func next() async throws(Failure) -> Value? { nil }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+}
