@@ -81,7 +81,7 @@ struct SyncInterleavingTests {
     }
 
     @Test("two stores: own values never undone, acknowledged changes kept, increments counted, both converge",
-          arguments: 1...40 as ClosedRange<UInt64>)
+          arguments: 1...150 as ClosedRange<UInt64>)
     func seededInterleaving(seed: UInt64) throws {
         let fixture = try StoreFixture()
         let rows = 2

@@ -194,5 +194,23 @@ struct SyncProtocolTests {
         #expect(ticket.title == "theirs")
         #expect(ticket.points == 9, "the later change applies although it was applied inside the commit's outcome")
     }
+
+    @Test("a row deleted and inserted again under the same id: the live query sends the new row's object")
+    func liveQueryAfterDeleteAndInsertUnderTheSameID() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.insert(contentsOf: [Ticket(), Ticket()])
+        let (results, _) = record(fixture.store.observe(Ticket.self))
+        let old = try #require(results.values.last?.last)
+        #expect(old.persistentID == 2)
+        let other = try fixture.another()
+        try other.execute("DELETE FROM Ticket WHERE id = 2")
+        try other.execute("INSERT INTO Ticket (title, points) VALUES ('again', 7)")   // SQLite gives id 2 again
+        try fixture.store.refresh()
+        let latest = try #require(results.values.last)
+        #expect(latest.map(\.persistentID) == [1, 2])
+        #expect(latest.last !== old)
+        #expect(latest.last?.title == "again")
+        #expect(old.persistentID == nil)
+    }
 }
 

@@ -171,7 +171,10 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
             affected = entries.contains { $0.touches(table, in: byID) }
         }
         guard affected else { return }
-        if newIDs == ids, !resync {
+        // A row of the result deleted and inserted again under the same id (SQLite gives the
+        // largest id again once its row is deleted) is a new row, with a new object.
+        let reinserted = entries.contains { $0.kind == .delete && $0.touches(table, in: byID) }
+        if newIDs == ids, !resync, !reinserted {
             // The same rows in the same order (one of them was updated): the same objects.
             observer.sendNext(current)
             return
