@@ -287,4 +287,161 @@ struct PublishTests {
         anchor.dispose()
         #expect(upstream.live == 0)
     }
+
+    @Test func shareAfterTheSourceEndedStartsANewRunWithoutReplay() {
+        let scheduler = TestScheduler()
+        let requests = Counter()
+        let shared = Signal<Int, Never> { observer in
+            let number = requests.increment()
+            return scheduler.schedule(after: .seconds(1)) {
+                observer.sendNext(number)
+                observer.sendCompleted()
+            }
+        }.share(replay: 1)
+        let (first, _) = shared.record()
+        scheduler.advance(by: .seconds(1))
+        let (late, _) = shared.record()
+        #expect(late.events == [], "the ended run's value and completion are not replayed")
+        #expect(requests.count == 2, "the late subscriber started a new run")
+        scheduler.advance(by: .seconds(1))
+        #expect(first.events == [.next(1), .completed])
+        #expect(late.events == [.next(2), .completed])
+    }
+
+    // MARK: replayLazily(upTo:)
+
+    @Test func replayLazilyStartsTheSourceAtTheFirstSubscriberOnly() {
+        let upstream = UpstreamProbe<Int, TestError>()
+        let cached = upstream.signal.replayLazily(upTo: 2)
+        #expect(upstream.subscriptions.count == 0, "nothing runs before a subscriber arrives")
+        let (first, _) = cached.record()
+        upstream.send(1)
+        upstream.send(2)
+        upstream.send(3)
+        let (second, _) = cached.record()
+        upstream.send(4)
+        #expect(upstream.subscriptions.count == 1)
+        #expect(first.events == [.next(1), .next(2), .next(3), .next(4)])
+        #expect(second.events == [.next(2), .next(3), .next(4)], "the latest two, then what follows")
+    }
+
+    @Test func replayLazilyReplaysTheLatestValuesAndTheCompletionAfterTheSourceEnded() {
+        let upstream = UpstreamProbe<Int, TestError>()
+        let cached = upstream.signal.replayLazily(upTo: 2)
+        let (first, _) = cached.record()
+        upstream.send(1)
+        upstream.send(2)
+        upstream.send(3)
+        upstream.complete()
+        #expect(upstream.live == 0, "the ended run's subscription was released at once")
+        let (late, _) = cached.record()
+        let (later, _) = cached.record()
+        #expect(upstream.subscriptions.count == 1, "the source is not run again")
+        #expect(first.events == [.next(1), .next(2), .next(3), .completed])
+        #expect(late.events == [.next(2), .next(3), .completed])
+        #expect(later.events == [.next(2), .next(3), .completed])
+    }
+
+    @Test func replayLazilyReplaysTheErrorAfterTheSourceFailed() {
+        let upstream = UpstreamProbe<Int, TestError>()
+        let cached = upstream.signal.replayLazily(upTo: 1)
+        let (first, _) = cached.record()
+        upstream.send(1)
+        upstream.send(2)
+        upstream.fail(.boom)
+        let (late, _) = cached.record()
+        #expect(upstream.subscriptions.count == 1)
+        #expect(first.events == [.next(1), .next(2), .error(.boom)])
+        #expect(late.events == [.next(2), .error(.boom)])
+    }
+
+    @Test func replayLazilyWithoutCapacityReplaysOnlyTheTerminal() {
+        let requests = Counter()
+        let cached = request(requests).replayLazily(upTo: 0)
+        let (first, _) = cached.record()
+        let (late, _) = cached.record()
+        #expect(requests.count == 1)
+        #expect(first.events == [.next("response 1"), .completed])
+        #expect(late.events == [.completed])
+    }
+
+    @Test func replayLazilyKeepsRunningWhenEverySubscriberLeft() {
+        let upstream = UpstreamProbe<Int, TestError>()
+        let cached = upstream.signal.replayLazily(upTo: 1)
+        let (first, subscription) = cached.record()
+        upstream.send(1)
+        subscription.dispose()
+        #expect(upstream.live == 1, "the signal is alive: its run goes on")
+        upstream.send(2)
+        let (late, _) = cached.record()
+        upstream.send(3)
+        #expect(first.events == [.next(1)])
+        #expect(late.events == [.next(2), .next(3)])
+        #expect(upstream.subscriptions.count == 1)
+    }
+
+    @Test func replayLazilyReleasesTheRunAndTheBufferWhenTheSignalAndItsSubscriptionsAreGone() {
+        let upstream = UpstreamProbe<Tracked, Never>()
+        let freed = Flag()
+        var cached: Signal<Tracked, Never>? = upstream.signal.replayLazily(upTo: 1)
+        let subscription = cached!.subscribe(next: { _ in })
+        upstream.send(Tracked { freed.set() })
+        cached = nil
+        #expect(upstream.live == 1, "a subscription keeps the run")
+        #expect(!freed.isSet)
+        subscription.dispose()
+        #expect(upstream.live == 0, "the signal and its subscriptions are gone: the run was disposed")
+        #expect(upstream.subject.subscriberCount == 0)
+        #expect(freed.isSet, "the replay buffer was freed")
+    }
+
+    @Test func replayLazilyKeepsTheBufferOfAnEndedRunOnlyWhileTheSignalLives() {
+        let upstream = UpstreamProbe<Tracked, Never>()
+        let freedValue = Flag()
+        let freedRun = Flag()
+        var cached: Signal<Tracked, Never>? = Signal<Tracked, Never> { observer in
+            let tracked = Tracked { freedRun.set() }
+            let inner = upstream.signal.subscribe(observer)
+            return ActionDisposable {
+                _ = tracked
+                inner.dispose()
+            }
+        }.replayLazily(upTo: 1)
+        // Count the events: a recorder would keep the value alive.
+        let firstEvents = Counter()
+        _ = cached!.subscribe(events: { _ in firstEvents.increment() })
+        upstream.send(Tracked { freedValue.set() })
+        upstream.complete()
+        #expect(freedRun.isSet, "the ended run's subscription was released")
+        #expect(!freedValue.isSet, "the replay buffer keeps the last value")
+        let lateValues = Counter()
+        let lateCompleted = Flag()
+        _ = cached!.subscribe(next: { _ in lateValues.increment() }, completed: { lateCompleted.set() })
+        #expect(lateValues.count == 1 && lateCompleted.isSet, "the late subscriber got the value and completed")
+        #expect(firstEvents.count == 2)
+        #expect(!freedValue.isSet)
+        cached = nil
+        #expect(freedValue.isSet, "the signal is gone: its replay buffer was freed")
+    }
+
+    @Test func stressReplayLazilyRunsTheSourceOnceForConcurrentSubscribers() {
+        let upstream = UpstreamProbe<Int, Never>()
+        let cached = upstream.signal.replayLazily(upTo: 1)
+        let completed = Counter()
+        runConcurrently(4) { index in
+            for round in 0..<200 {
+                let subscription = cached.subscribe(next: { _ in }, completed: { completed.increment() })
+                if index == 0 && round % 10 == 0 { upstream.send(round) }
+                if round % 2 == 0 { subscription.dispose() }
+            }
+        }
+        #expect(upstream.subscriptions.count == 1)
+        upstream.send(-1)
+        upstream.complete()
+        #expect(completed.count == 4 * 100, "every subscriber still attached got the completion")
+        let (late, _) = cached.record()
+        #expect(late.events == [.next(-1), .completed])
+        #expect(upstream.subscriptions.count == 1)
+        #expect(upstream.live == 0)
+    }
 }

@@ -1,20 +1,61 @@
 /// How `flatten(_:)` and `flatMap(_:_:)` combine the inner signals they subscribe to.
 ///
 /// ```swift
-/// searches.flatMap(.latest) { query in api.search(query) }   // only the newest search counts
-/// uploads.flatMap(.concat) { file in api.upload(file) }     // one upload at a time, in order
-/// clicks.flatMap(.merge) { _ in api.ping() }                // every ping, as they arrive
+/// searches.flatMap(.latest) { query in api.search(query) }          // the newest search only
+/// uploads.flatMap(.concat) { file in api.upload(file) }            // one at a time, in order
+/// clicks.flatMap(.merge) { _ in api.ping() }                       // every ping, as they come
+/// images.flatMap(.concurrent(limit: 4)) { url in api.fetch(url) }  // at most 4 at once
+/// mirrors.flatMap(.race) { mirror in mirror.fetch(file) }          // the first mirror to answer
 /// ```
+///
+/// For every strategy, an error from the outer signal or from an inner signal whose events are
+/// forwarded ends the result at once and disposes every subscription.
 public enum FlattenStrategy: Sendable, Hashable {
     /// Subscribes to every inner signal at once and forwards all their values as they arrive
-    /// (RAC's `flatten`, Rx's `flatMap`).
+    /// (RAC's `flatten`, Rx's `flatMap`). Completes when the outer signal and every inner
+    /// signal completed.
     case merge
     /// Subscribes to one inner signal at a time, in the order they arrive; the next one is
     /// subscribed only after the previous one completed (RAC's `concat`, Rx's `concatMap`).
+    /// Behaves as `.concurrent(limit: 1)`. Completes when the outer signal and every inner
+    /// signal completed.
     case concat
     /// Forwards only the newest inner signal: a new inner signal disposes the previous one
-    /// (RAC's `switchToLatest`, Rx's `flatMapLatest`).
+    /// (RAC's `switchToLatest`, Rx's `flatMapLatest`). Completes when the outer signal and the
+    /// current inner signal (if any) completed.
     case latest
+    /// Subscribes to at most `limit` inner signals at once, forwarding the values of all of
+    /// them as they arrive (ReactiveSwift's `.concurrent(limit:)`, Rx's
+    /// `flatMap(maxConcurrent:)`).
+    ///
+    /// An inner signal that arrives while `limit` are running waits in a queue; the waiting
+    /// signals start in the order they arrived, each one as soon as a running one completes
+    /// (the completed one's subscription is disposed first, so never more than `limit` are
+    /// subscribed). Completes when the outer signal completed, no inner signal is waiting and
+    /// every running one completed. An error from the outer signal or from a running inner
+    /// signal ends everything at once: the running inners are disposed and the waiting ones are
+    /// never subscribed. `limit` must be at least 1; `.concurrent(limit: 1)` behaves as
+    /// `.concat`.
+    ///
+    /// ```swift
+    /// let thumbnails = urls.flatMap(.concurrent(limit: 4)) { url in api.thumbnail(url) }
+    /// ```
+    case concurrent(limit: Int)
+    /// Forwards only the events of the first inner signal to send an event — a value, an error
+    /// or its completion (ReactiveSwift's `.race`, Rx's `amb` over a signal of signals).
+    ///
+    /// Every inner signal is subscribed as soon as it arrives, until one of them sends its
+    /// first event: that one wins, every other inner subscription is disposed at once, and inner
+    /// signals that arrive later are ignored (never subscribed). An inner signal that completes
+    /// (or fails) before anyone sent a value wins too: the result then forwards that completion
+    /// (once the outer signal completed too) or that error. Completes when the outer signal and
+    /// the winner completed — or at once when the outer signal completes before any inner signal
+    /// arrived. An error from the outer signal, or from the winner, ends everything at once.
+    ///
+    /// ```swift
+    /// let fastest = Signal(sequence: mirrors).flatMap(.race) { mirror in mirror.fetch(file) }
+    /// ```
+    case race
 }
 
 extension Signal {
@@ -22,10 +63,12 @@ extension Signal {
     /// signals as `strategy` says.
     ///
     /// The result completes when this signal and every inner signal it subscribed to have
-    /// completed (with `.latest`, only the current inner matters). An error from this signal or
-    /// from any inner signal ends everything at once: every subscription is disposed. Each inner
-    /// subscription is released as soon as its inner signal ends (or is replaced), so a
-    /// long-lived flatten keeps only the inner subscriptions that are still running.
+    /// completed (with `.latest`, only the current inner matters; with `.race`, only the
+    /// winner). An error from this signal or from an inner signal whose events are forwarded
+    /// ends everything at once: every subscription is disposed. Each inner subscription is
+    /// released as soon as its inner signal ends (or is replaced, or loses the race), so a
+    /// long-lived flatten keeps only the inner subscriptions that are still running. See
+    /// `FlattenStrategy` for each strategy's rules.
     ///
     /// ```swift
     /// let pages: Signal<Signal<Page, APIError>, APIError> = pageURLs.map { api.fetch($0) }
@@ -48,16 +91,10 @@ extension Signal {
                 }, lifetime)
             })
         case .concat:
-            return Signal<Inner, Failure>(_unchecked: { sink, lifetime in
-                let concat = _FlattenConcat<Inner, Failure>(sink: sink, lifetime: lifetime)
-                upstream({ event in
-                    switch event {
-                    case .next(let inner): concat.enqueue(inner)
-                    case .error(let error): concat.fail(.error(error))
-                    case .completed: concat.outerCompleted()
-                    }
-                }, lifetime)
-            })
+            return _flattenConcurrent(limit: 1)
+        case .concurrent(let limit):
+            precondition(limit >= 1, "flatten(.concurrent(limit:)) needs a limit of at least 1")
+            return _flattenConcurrent(limit: limit)
         case .latest:
             return Signal<Inner, Failure>(_unchecked: { sink, lifetime in
                 let latest = _FlattenLatest<Inner, Failure>(sink: sink, lifetime: lifetime)
@@ -69,7 +106,35 @@ extension Signal {
                     }
                 }, lifetime)
             })
+        case .race:
+            return Signal<Inner, Failure>(_unchecked: { sink, lifetime in
+                let race = _FlattenRace<Inner, Failure>(sink: sink, lifetime: lifetime)
+                upstream({ event in
+                    switch event {
+                    case .next(let inner): race.subscribe(inner)
+                    case .error(let error): race.fail(.error(error))
+                    case .completed: race.outerCompleted()
+                    }
+                }, lifetime)
+            })
         }
+    }
+
+    /// `flatten(.concat)` and `flatten(.concurrent(limit:))`: at most `limit` inners at once.
+    @inlinable
+    func _flattenConcurrent<Inner>(limit: Int) -> Signal<Inner, Failure>
+    where Value == Signal<Inner, Failure> {
+        let upstream = _run
+        return Signal<Inner, Failure>(_unchecked: { sink, lifetime in
+            let concurrent = _FlattenConcurrent<Inner, Failure>(limit: limit, sink: sink, lifetime: lifetime)
+            upstream({ event in
+                switch event {
+                case .next(let inner): concurrent.enqueue(inner)
+                case .error(let error): concurrent.fail(.error(error))
+                case .completed: concurrent.outerCompleted()
+                }
+            }, lifetime)
+        })
     }
 
     /// Maps each value to a signal with `transform`, and flattens those signals into one, as
@@ -162,21 +227,27 @@ final class _FlattenMerge<Value, Failure: Error>: Sendable {
     }
 }
 
-// MARK: - Concat
+// MARK: - Concurrent (and concat)
 
-/// The state of one `flatten(.concat)` subscription: a queue of inner signals waiting their
-/// turn, and at most one running.
+/// The state of one `flatten(.concurrent(limit:))` or `flatten(.concat)` (limit 1)
+/// subscription: a queue of inner signals waiting their turn, and at most `limit` running.
 ///
-/// Starting the next inner is trampolined (`pump()`): an inner that completes synchronously
-/// while it is being subscribed only marks itself done, and the loop already running starts
-/// the next one — so concatenating many synchronous signals uses constant stack.
+/// Starting inners is trampolined (`pump()`): one thread at a time starts the waiting inners
+/// while there is room; an inner that completes meanwhile (synchronously while it is being
+/// subscribed, or on another thread) only frees its slot, and the loop already running starts
+/// the next one — so concatenating many synchronous signals uses constant stack. The slot count
+/// is checked and taken under the state lock, so no more than `limit` inners are ever running,
+/// and a freed slot is never missed: the pumping thread looks again before it stops pumping.
+///
+/// `.merge` keeps its own implementation (`_FlattenMerge`), which takes no lock per inner
+/// value and has no queue: that is what W4 (docs/PERFORMANCE.md) measures.
 @usableFromInline
-final class _FlattenConcat<Value, Failure: Error>: Sendable {
+final class _FlattenConcurrent<Value, Failure: Error>: Sendable {
     @usableFromInline
     struct State {
         @usableFromInline var waiting = _FIFO<Signal<Value, Failure>>()
-        /// An inner signal is subscribed and has not completed.
-        @usableFromInline var running = false
+        /// Inner signals subscribed that have not completed (at most `limit`).
+        @usableFromInline var running = 0
         /// A thread is inside `pump()`'s loop, starting inners.
         @usableFromInline var pumping = false
         @usableFromInline var outerDone = false
@@ -186,18 +257,20 @@ final class _FlattenConcat<Value, Failure: Error>: Sendable {
         /// Ends the output if nothing is left to run; returns whether the caller claimed delivery.
         @inlinable
         mutating func completeIfDone(_ out: _Gate<Value, Failure>) -> Bool {
-            guard outerDone, !running, waiting.isEmpty, !terminated else { return false }
+            guard outerDone, running == 0, waiting.isEmpty, !terminated else { return false }
             terminated = true
             return out.offer(.completed)
         }
     }
 
+    @usableFromInline let limit: Int
     @usableFromInline let out: _Gate<Value, Failure>
     @usableFromInline let inners: _ChildSubscriptions
     @usableFromInline let state = _Locked(State())
 
     @inlinable
-    init(sink: @escaping Signal<Value, Failure>._Sink, lifetime: CompoundDisposable) {
+    init(limit: Int, sink: @escaping Signal<Value, Failure>._Sink, lifetime: CompoundDisposable) {
+        self.limit = limit
         out = _Gate(sink: sink, lifetime: lifetime)
         inners = _ChildSubscriptions(in: lifetime)
     }
@@ -218,16 +291,16 @@ final class _FlattenConcat<Value, Failure: Error>: Sendable {
         pump()
     }
 
-    /// Starts waiting inners one after another while none is running; ends the output when
-    /// everything is done.
+    /// Starts waiting inners one after another while fewer than `limit` are running; ends the
+    /// output when everything is done.
     @inlinable
     func pump() {
         var claimed = false
         var next = state.withLock { state -> Signal<Value, Failure>? in
-            guard !state.pumping, !state.running, !state.terminated else { return nil }
-            if let inner = state.waiting.popFirst() {
+            guard !state.pumping, !state.terminated else { return nil }
+            if state.running < limit, let inner = state.waiting.popFirst() {
                 state.pumping = true
-                state.running = true
+                state.running += 1
                 return inner
             }
             claimed = state.completeIfDone(out)
@@ -236,8 +309,8 @@ final class _FlattenConcat<Value, Failure: Error>: Sendable {
         while let inner = next {
             start(inner)
             next = state.withLock { state -> Signal<Value, Failure>? in
-                if !state.running, !state.terminated, let inner = state.waiting.popFirst() {
-                    state.running = true
+                if state.running < limit, !state.terminated, let inner = state.waiting.popFirst() {
+                    state.running += 1
                     return inner
                 }
                 state.pumping = false
@@ -256,8 +329,10 @@ final class _FlattenConcat<Value, Failure: Error>: Sendable {
             case .next: out.send(event)
             case .error: fail(event)
             case .completed:
+                // Dispose the finished inner before freeing its slot: the next one starts only
+                // after it, so never more than `limit` inner subscriptions exist.
                 inners.end(token)
-                state.withLock { $0.running = false }
+                state.withLock { $0.running -= 1 }
                 pump()
             }
         }, child)
@@ -365,5 +440,119 @@ final class _FlattenLatest<Value, Failure: Error>: Sendable {
         }
         if claimed { out.drain() }
         if accepted { inners.dispose() }
+    }
+}
+
+// MARK: - Race
+
+/// The state of one `flatten(.race)` subscription: the inners subscribed while no winner is
+/// known, then the winner. The first inner whose event reaches the state lock wins; events of
+/// any other inner are dropped under that lock, so nothing of a loser is sent, even if it keeps
+/// sending after it was disposed.
+@usableFromInline
+final class _FlattenRace<Value, Failure: Error>: Sendable {
+    @usableFromInline
+    struct State {
+        /// The tokens of the inners racing (subscribed while there is no winner yet).
+        @usableFromInline var candidates: [UInt64] = []
+        /// The token of the inner that sent the first event.
+        @usableFromInline var winner: UInt64?
+        /// No inner was subscribed yet, or the winner completed: the outer's completion ends
+        /// the output (ReactiveSwift's `innerSignalComplete`).
+        @usableFromInline var innerDone = true
+        @usableFromInline var outerDone = false
+        @usableFromInline var terminated = false
+        @inlinable init() {}
+    }
+
+    @usableFromInline let out: _Gate<Value, Failure>
+    @usableFromInline let inners: _ChildSubscriptions
+    @usableFromInline let state = _Locked(State())
+
+    @inlinable
+    init(sink: @escaping Signal<Value, Failure>._Sink, lifetime: CompoundDisposable) {
+        out = _Gate(sink: sink, lifetime: lifetime)
+        inners = _ChildSubscriptions(in: lifetime)
+    }
+
+    /// Subscribes to one more candidate, unless the race is decided (or the output ended).
+    @inlinable
+    func subscribe(_ inner: Signal<Value, Failure>) {
+        guard let (child, token) = inners.make() else { return }
+        let racing = state.withLock { state -> Bool in
+            if state.terminated || state.winner != nil { return false }
+            state.candidates.append(token)
+            state.innerDone = false
+            return true
+        }
+        guard racing else {
+            inners.end(token)
+            return
+        }
+        inner._run({ [self] event in receive(event, from: token) }, child)
+    }
+
+    /// An event of the inner with `token`: decides the race if nobody won yet; forwarded only
+    /// if that inner is the winner.
+    @inlinable
+    func receive(_ event: Event<Value, Failure>, from token: UInt64) {
+        var losers: [UInt64] = []
+        var forwarded = false
+        let claimed = state.withLock { state -> Bool in
+            if state.terminated { return false }
+            if state.winner == nil {
+                state.winner = token
+                losers = state.candidates.filter { $0 != token }
+                state.candidates = []
+            } else if state.winner != token {
+                return false
+            }
+            forwarded = true
+            switch event {
+            case .next:
+                return out.offer(event)
+            case .error:
+                state.terminated = true
+                return out.offer(event)
+            case .completed:
+                state.innerDone = true
+                guard state.outerDone else { return false }
+                state.terminated = true
+                return out.offer(event)
+            }
+        }
+        // The losers are disposed before the winner's first event is delivered.
+        for loser in losers { inners.end(loser) }
+        if claimed { out.drain() }
+        guard forwarded else { return }
+        switch event {
+        case .next: break
+        case .error: inners.dispose()
+        case .completed: inners.end(token)
+        }
+    }
+
+    @inlinable
+    func outerCompleted() {
+        let claimed = state.withLock { state -> Bool in
+            state.outerDone = true
+            guard state.innerDone, !state.terminated else { return false }
+            state.terminated = true
+            return out.offer(.completed)
+        }
+        if claimed { out.drain() }
+    }
+
+    /// The outer signal failed: ends everything.
+    @inlinable
+    func fail(_ event: Event<Value, Failure>) {
+        let claimed = state.withLock { state -> Bool in
+            if state.terminated { return false }
+            state.terminated = true
+            state.candidates = []
+            return out.offer(event)
+        }
+        if claimed { out.drain() }
+        inners.dispose()
     }
 }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A cold signal made shareable: subscribers attach to `signal` without starting anything, and
 /// `connect()` runs the upstream ONCE for all of them (RAC's `RACMulticastConnection`, Rx's
 /// `ConnectableObservable`). Made by `Signal.publish()`.
@@ -96,9 +98,13 @@ extension Signal {
     /// `replay` values to each new subscriber (Rx's `share(replay:)` with `.whileConnected`).
     ///
     /// The first subscriber starts this signal; the last one leaving disposes it; a subscriber
-    /// after that starts it anew, with an empty replay buffer. The replay buffer belongs to one
-    /// run: values of a run that ended are not replayed. (A synchronous upstream completes
-    /// inside its first subscription; share signals that send over time.)
+    /// after that starts it anew, with an empty replay buffer. A run also ends when this signal
+    /// completes or fails: its subscribers receive the terminal event, and a subscriber that
+    /// arrives afterwards starts a new run — it receives neither the old run's values nor its
+    /// terminal event. The replay buffer belongs to one run. (A synchronous upstream completes
+    /// inside its first subscription; share signals that send over time.) To keep replaying the
+    /// values and the terminal event after this signal ended, without running it again, use
+    /// `replayLazily(upTo:)`.
     ///
     /// ```swift
     /// let user = api.currentUser().share(replay: 1)
@@ -110,6 +116,81 @@ extension Signal {
         precondition(replay >= 0, "share(replay:) needs a replay count of at least 0")
         let core = _Multicast(upstream: self, replay: replay)
         return Signal(_unchecked: { sink, lifetime in core.attachCounted(sink, lifetime: lifetime) })
+    }
+
+    /// Runs this signal once, at the first subscription, and replays its latest `capacity`
+    /// values to every later subscriber — also after it ended: a subscriber that arrives after
+    /// this signal completed (or failed) receives the latest `capacity` values and then the
+    /// completion (or the error), and this signal is not run again (ReactiveSwift's
+    /// `replayLazily(upTo:)`; Rx's `replay(n).autoconnect()`).
+    ///
+    /// Subscribers that arrive while this signal runs receive the replay, then the events that
+    /// follow. Disposing every subscription does not stop the run while the returned signal is
+    /// alive: a later subscriber gets the values sent meanwhile. The run is disposed when it
+    /// ends (its subscription is released at once; the replay buffer and the terminal event are
+    /// kept for later subscribers), or when the returned signal — every copy of it — and every
+    /// subscription to it are gone, which also frees the replay buffer.
+    ///
+    /// Unlike `share(replay:)`, whose run ends with its last subscriber and whose values are
+    /// not replayed after it ended, this is a cache: use it for a result computed once.
+    ///
+    /// ```swift
+    /// let config = api.fetchConfig().replayLazily(upTo: 1)   // nothing runs yet
+    /// config.subscribe(next: apply)                         // fetches, once
+    /// // ...later, after the fetch completed:
+    /// config.subscribe(next: show)                          // the config and completed, no fetch
+    /// ```
+    @inlinable
+    public func replayLazily(upTo capacity: Int) -> Signal {
+        precondition(capacity >= 0, "replayLazily(upTo:) needs a capacity of at least 0")
+        let core = _ReplayLazily(upstream: self, capacity: capacity)
+        return Signal(_unchecked: { sink, lifetime in core.attach(sink, lifetime: lifetime) })
+    }
+}
+
+/// The state of one `replayLazily(upTo:)` signal: a replaying subject that outlives the
+/// upstream's run, and that run's subscription.
+///
+/// Ownership: the returned signal's closure and each subscription's lifetime hold this object;
+/// the upstream's sink holds only `subject` and `run` (never this object), so when the signal
+/// and every subscription are gone, `deinit` disposes the run, which releases the upstream's
+/// sink, and with it the subject and its replay buffer.
+@usableFromInline
+final class _ReplayLazily<Value, Failure: Error>: Sendable {
+    @usableFromInline let upstream: Signal<Value, Failure>
+    @usableFromInline let subject: _SubjectCore<Value, Failure>
+    /// The lifetime of the upstream's one run.
+    @usableFromInline let run = CompoundDisposable()
+    @usableFromInline let started = Atomic<Bool>(false)
+
+    @inlinable
+    init(upstream: Signal<Value, Failure>, capacity: Int) {
+        self.upstream = upstream
+        subject = _SubjectCore(replay: capacity)
+    }
+
+    deinit {
+        run.dispose()
+    }
+
+    /// Attaches a subscriber (who receives the replay, and the terminal event if the run ended),
+    /// and starts the run if it is the first.
+    @inlinable
+    func attach(_ sink: @escaping Signal<Value, Failure>._Sink, lifetime: CompoundDisposable) {
+        if lifetime.isDisposed { return }
+        // The run lasts at least as long as this subscription (and the signal).
+        lifetime.add { withExtendedLifetime(self) {} }
+        subject.attach(sink, lifetime: lifetime)
+        if lifetime.isDisposed || started.exchange(true, ordering: .acquiringAndReleasing) { return }
+        let subject = self.subject
+        let run = self.run
+        upstream._run({ event in
+            if event.isTerminal {
+                // Release the upstream's subscription; the subject keeps what it replays.
+                run.dispose()
+            }
+            subject.send(event)
+        }, run)
     }
 }
 
