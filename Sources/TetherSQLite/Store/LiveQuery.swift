@@ -173,8 +173,7 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
         guard affected else { return }
         // A row of the result deleted and inserted again under the same id (SQLite gives the
         // largest id again once its row is deleted) is a new row, with a new object.
-        let reinserted = entries.contains { $0.kind == .delete && $0.touches(table, in: byID) }
-        if newIDs == ids, !resync, !reinserted {
+        if newIDs == ids, !resync, !entries.contains(where: { $0.kind == .delete && $0.touches(table, in: byID) }) {
             // The same rows in the same order (one of them was updated): the same objects.
             observer.sendNext(current)
             return
