@@ -19,7 +19,7 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
-        .target(name: "TetherSignals"),
+        .target(name: "TetherSignals", dependencies: ["CTetherThread"]),
         .macro(
             name: "TetherMacros",
             dependencies: [
@@ -29,7 +29,8 @@ let package = Package(
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             ]
         ),
-        // The thread-local word Tether's dependency tracking finds each thread's state in.
+        // What C gives the Swift code about the calling thread: the thread-local words Tether's
+        // dependency tracking finds each thread's state in, and which actor's executor runs it.
         .target(name: "CTetherThread"),
         .target(name: "Tether", dependencies: ["TetherSignals", "TetherMacros", "CTetherThread"]),
         .systemLibrary(
@@ -44,7 +45,7 @@ let package = Package(
         // library, so unit tests can drive them; the executable only parses flags and runs it.
         .target(name: "InvoiceKit", dependencies: ["TetherSQLite", "TetherTerminal"], path: "Samples/InvoiceKit"),
         .executableTarget(name: "invoices", dependencies: ["InvoiceKit"], path: "Samples/Invoices"),
-        .testTarget(name: "TetherSignalsTests", dependencies: ["TetherSignals"]),
+        .testTarget(name: "TetherSignalsTests", dependencies: ["TetherSignals", "TetherTestSupport"]),
         .testTarget(
             name: "TetherMacrosTests",
             dependencies: [
@@ -52,12 +53,13 @@ let package = Package(
                 .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
             ]
         ),
-        .testTarget(name: "TetherTests", dependencies: ["Tether"]),
+        .testTarget(name: "TetherTests", dependencies: ["Tether", "TetherTestSupport"]),
         // A child process the persistence tests start, kill and watch.
         .executableTarget(name: "store-child", dependencies: ["TetherSQLite"], path: "Tests/StoreChild"),
         // The torture test: seeded multi-process runs with faults and kills, and their checker.
         .executableTarget(name: "tether-torture", dependencies: ["TetherSQLite", "TetherTestSupport"], path: "Tests/Torture"),
-        // What the tests and the torture executable share (a seeded random generator).
+        // What the tests and the torture executable share (a seeded random generator, an
+        // executor that moves an actor between threads).
         .target(name: "TetherTestSupport", path: "Tests/TestSupport"),
         // InvoiceKit: schema/003_invoice.sql is the sample's Invoice table, checked against it.
         .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite", "store-child", "tether-torture", "TetherTestSupport", "InvoiceKit"]),

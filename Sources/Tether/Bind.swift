@@ -4,9 +4,9 @@ import Foundation
 public enum BindingError: Error, CustomStringConvertible, Sendable {
     /// The bound signal failed; the model kept its last value.
     case signalFailed(model: String, property: String, error: any Error)
-    /// A value arrived on a thread that does not own the model; it was not assigned and the
-    /// binding ended. Bind with `on:` a scheduler that runs on the model's thread, or
-    /// `deliver(on:)` first.
+    /// A value arrived where the model does not belong (another thread, or off the actor that
+    /// owns it); it was not assigned and the binding ended. Bind with `on:` a scheduler that
+    /// runs where the model belongs, or `deliver(on:)` first.
     case wrongThread(model: String, property: String)
 
     public var description: String {
@@ -14,8 +14,9 @@ public enum BindingError: Error, CustomStringConvertible, Sendable {
         case .signalFailed(let model, let property, let error):
             return "binding to \(model).\(property) ended: the signal failed with \(error); the model kept its last value"
         case .wrongThread(let model, let property):
-            return "binding to \(model).\(property) ended: a value arrived on a thread that does not own the model; "
-                + "bind with `on:` a scheduler on the model's thread, or adopt(_:) the model there"
+            return "binding to \(model).\(property) ended: a value arrived off the model's owner (another thread, "
+                + "or off the actor that owns it); bind with `on:` a scheduler that runs where the model belongs, "
+                + "or adopt(_:) the model there"
         }
     }
 }
@@ -123,7 +124,7 @@ func _bind<M: Model, Input, V, F: Error>(
                 binding.dispose()
                 return
             }
-            guard model._$registrar.isOnOwnerThread else {
+            guard model._$registrar.isOnOwner else {
                 binding.dispose()
                 report(.wrongThread(model: modelName, property: propertyName))
                 return
@@ -197,7 +198,7 @@ extension Signal {
                 subscription.dispose()
                 return nil
             }
-            guard model._$registrar.isOnOwnerThread else {
+            guard model._$registrar.isOnOwner else {
                 subscription.dispose()
                 BindingDiagnostics.report(.wrongThread(model: modelName, property: "subscribe(with:)"))
                 return nil

@@ -118,7 +118,7 @@ func _channel<M: Model, V>(
     let (propertyName, assign) = _assigner(M.self, keyPath)
     return ChannelTerminal(signal: assignments.leavingOutOwnDeliveries(values)) { value in
         guard let model = box.model else { return }
-        guard model._$registrar.isOnOwnerThread else {
+        guard model._$registrar.isOnOwner else {
             BindingDiagnostics.report(.wrongThread(model: modelName, property: propertyName))
             return
         }

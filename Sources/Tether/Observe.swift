@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// Why `@unchecked Sendable` is safe: the box is immutable apart from the weak reference, which
 /// the runtime reads and clears atomically. The model it returns is used only on the model's
-/// owner thread: observation subscriptions and bindings check `ModelRegistrar.isOnOwnerThread`
+/// owner thread: observation subscriptions and bindings check `ModelRegistrar.isOnOwner`
 /// before touching it (see `observe(_:_:)` and `bind(_:to:_:)`), and notifications run
 /// synchronously on the thread that changed the model.
 @usableFromInline
@@ -117,9 +117,17 @@ final class _StoredSource<M: Model, V>: @unchecked Sendable {
 
 @usableFromInline
 func _checkOwner(_ registrar: ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKeyPath) {
-    precondition(
-        registrar.isOnOwnerThread,
-        "Tether: observe(\(type), \(keyPath)) subscribed off the model's thread; subscribe on its thread or adopt(_:) it"
+    if _slowPath(!registrar.isOnOwner) { _offOwner(registrar, "observe(\(type), \(keyPath)) subscribed") }
+}
+
+/// Stops the process: `what` happened where the model does not belong. The message says where
+/// it belongs and what to do.
+@usableFromInline
+func _offOwner(_ registrar: ModelRegistrar, _ what: @autoclosure () -> String) -> Never {
+    preconditionFailure(
+        "Tether: \(what()) off the model's owner; the model belongs to \(registrar.ownerDescription). "
+            + "Use it there (for example subscribe inside `Task { @MainActor in ... }` for a model of the main actor, "
+            + "or deliver on a scheduler that runs there), or adopt(_:) it where it is now used"
     )
 }
 
@@ -256,7 +264,7 @@ struct _TerminalOutput<Value>: _ComputedOutput {
 ///
 /// Why `@unchecked Sendable` is safe where Tether uses it: each use either wraps an immutable
 /// function that captures nothing mutable (an `Equatable` witness, `==`), or a value or closure
-/// that is only used on the model's owner thread, checked with `isOnOwnerThread` before use, or
+/// that is only used on the model's owner thread, checked with `isOnOwner` before use, or
 /// an event handed to a serial scheduler, whose queue orders the hand-over (the sender keeps
 /// no reference to it).
 @usableFromInline

@@ -582,14 +582,3 @@ extension Model {
         try Tether.transaction { try body(self) }
     }
 }
-
-/// The calling thread's id, compared with a model's owner thread. Inlinable: an opaque call
-/// here would make callers keep the registrar they are checking retained across it.
-@inlinable
-func _currentThreadID() -> UInt {
-    #if canImport(Glibc)
-    return UInt(pthread_self())
-    #else
-    return UInt(bitPattern: pthread_self())
-    #endif
-}

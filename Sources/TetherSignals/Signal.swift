@@ -99,6 +99,10 @@ public struct Signal<Value, Failure: Error>: Sendable {
 extension Signal {
     /// Subscribes with closures for each kind of event; every closure is optional.
     ///
+    /// The closures are `@Sendable` and run on whatever thread sends each event. To capture
+    /// state of your own isolation instead (a local variable, a `@MainActor` property, an
+    /// actor's state), use `sink(next:error:completed:)`.
+    ///
     /// Returns the subscription's disposable. The subscription ends, and frees everything it
     /// held, when a terminal event arrives or when the disposable is disposed; after that no
     /// closure is called.
@@ -154,7 +158,7 @@ extension Signal {
     /// Subscribes with one closure that receives every event.
     ///
     /// ```swift
-    /// signal.subscribe(events: { event in history.append(event) })
+    /// signal.subscribe(events: { event in print(event) })   // next(1), next(2), completed
     /// ```
     @inlinable
     @discardableResult

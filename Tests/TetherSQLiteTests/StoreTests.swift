@@ -209,7 +209,7 @@ extension StoreThreadTests {
         // The store makes fetched models on its writer queue while the fetching thread waits;
         // they must belong to the fetching thread all the same (bindings and observations check).
         // (Dispatch runs a `sync` closure on the waiting thread when it can, so today this holds
-        // even without the store's `adopt(thread:)`; the test pins the contract down.)
+        // even without the store's `adopt(owner:)`; the test pins the contract down.)
         let fixture = try StoreFixture()
         try fixture.store.insert(contentsOf: (0..<3).map { _ in Ticket() })
         let path = fixture.path
@@ -221,13 +221,13 @@ extension StoreThreadTests {
                 let store = try Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
                 let fetched = try store.fetch(Ticket.self)
                 let loaded = try store.load(Ticket.self, id: fetched[0].persistentID! + 1)
-                let owned = fetched.allSatisfy { $0._$registrar.isOnOwnerThread } && loaded?._$registrar.isOnOwnerThread == true
+                let owned = fetched.allSatisfy { $0._$registrar.isOnOwner } && loaded?._$registrar.isOnOwner == true
                 let seen = Box<Int>()
                 let subscription = observe(fetched[0], \.points).subscribe(next: { seen.append($0) })
                 fetched[0].points = 9
                 subscription.dispose()
                 outcome.append("owned \(owned), seen \(seen.values)")
-                outcome.append(fetched.map { $0._$registrar.isOnOwnerThread ? "mine" : "not mine" }.joined(separator: " "))
+                outcome.append(fetched.map { $0._$registrar.isOnOwner ? "mine" : "not mine" }.joined(separator: " "))
             } catch {
                 outcome.append("error \(error)")
             }
@@ -237,7 +237,7 @@ extension StoreThreadTests {
         #expect(outcome.values == ["owned true, seen [1, 9]", "mine mine mine"])
         // Models fetched here belong to this thread.
         let mine = try fixture.store.fetch(Ticket.self)
-        #expect(mine.allSatisfy { $0._$registrar.isOnOwnerThread })
+        #expect(mine.allSatisfy { $0._$registrar.isOnOwner })
     }
 }
 

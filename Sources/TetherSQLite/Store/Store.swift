@@ -450,7 +450,7 @@ public final class Store {
         var made: [Int64] = []
         let state = self.state
         let inbox = self.inbox
-        let owner = ModelRegistrar.currentThread
+        let owner = ModelRegistrar.currentOwner
         var stamp: (stamp: UInt64, waiting: Bool) = (0, false)
         do {
             try withUnsafeMutablePointer(to: &fetched) { fetched throws(StoreError) in

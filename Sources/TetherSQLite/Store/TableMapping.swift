@@ -173,7 +173,7 @@ final class _Table: @unchecked Sendable {
                     }
                 }
                 registrar._withUnsafeGuaranteedRef { registrar in
-                    registrar.adopt(thread: owner)
+                    registrar.adopt(owner: owner)
                     registrar.rowID.store(id, ordering: .relaxed)
                     registrar.setPersistence(hook)
                 }

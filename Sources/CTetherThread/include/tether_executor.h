@@ -1,0 +1,23 @@
+// Which actor runs the calling code, asked of the Swift concurrency runtime. A model made on
+// an actor belongs to that actor, whatever thread its executor runs it on across suspension
+// points, so Tether compares executors, not threads, for such a model. Swift's public API
+// answers the question only by trapping (`preconditionIsolated`, `assumeIsolated`); these
+// functions return the answer.
+#ifndef TETHER_EXECUTOR_H
+#define TETHER_EXECUTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/// The identity of the serial executor running the calling code: the actor object for a
+/// default actor, the main actor's executor for main-actor code; 0 outside any actor.
+uintptr_t tether_current_executor_identity(void);
+
+/// The identity of the main actor's executor.
+uintptr_t tether_main_executor_identity(void);
+
+/// Whether the calling code runs on the main actor, by the runtime's own rules: in a
+/// main-actor task, or on the main thread outside any task (the main queue's callbacks).
+bool tether_main_executor_is_current(void);
+
+#endif
