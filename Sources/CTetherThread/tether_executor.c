@@ -1,11 +1,12 @@
 #include "tether_executor.h"
 
+#include <pthread.h>
+
 // A serial executor reference as the Swift runtime passes it (`SerialExecutorRef`): the
 // executor's identity and its implementation's witness table. The functions below are exported
-// entry points of the runtime's stable ABI (since Swift 5.5); the standard library's
-// `assumeIsolated`, which is emitted into every client that calls it, calls
-// `swift_task_isCurrentExecutor` the same way. They use the Swift calling convention, and Swift
-// source may not declare these names (they are reserved for the compiler's own use), hence C.
+// entry points of the runtime's stable ABI (since Swift 5.5), which code the compiler emits
+// calls for executor hops. They use the Swift calling convention, and Swift source may not
+// declare these names (they are reserved for the compiler's own use), hence C.
 typedef struct {
     uintptr_t identity;
     uintptr_t implementation;
@@ -13,7 +14,14 @@ typedef struct {
 
 __attribute__((swiftcall)) extern tether_executor_ref swift_task_getCurrentExecutor(void);
 __attribute__((swiftcall)) extern tether_executor_ref swift_task_getMainExecutor(void);
-__attribute__((swiftcall)) extern bool swift_task_isCurrentExecutor(tether_executor_ref executor);
+
+/// The main thread: the thread that runs the program's initialisers, this one included (Tether
+/// is linked into the program or into a library loaded at start; see `tether_thread.h`).
+static pthread_t main_thread;
+
+__attribute__((constructor)) static void tether_record_main_thread(void) {
+    main_thread = pthread_self();
+}
 
 uintptr_t tether_current_executor_identity(void) {
     return swift_task_getCurrentExecutor().identity;
@@ -24,5 +32,8 @@ uintptr_t tether_main_executor_identity(void) {
 }
 
 bool tether_main_executor_is_current(void) {
-    return swift_task_isCurrentExecutor(swift_task_getMainExecutor());
+    // `swift_task_isCurrentExecutor` would answer too, but it stops the process instead of
+    // answering no for the main actor off the main thread (the runtime's strict mode).
+    return pthread_equal(pthread_self(), main_thread)
+        || swift_task_getCurrentExecutor().identity == swift_task_getMainExecutor().identity;
 }

@@ -58,11 +58,11 @@ public enum BindingDiagnostics {
 public func bind<M: Model, V, F: Error>(
     _ signal: Signal<V, F>,
     to model: M,
-    _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable,
+    _ keyPath: ReferenceWritableKeyPath<M, V>,
     on scheduler: (any Scheduler)? = nil,
     onError: (@Sendable (BindingError) -> Void)? = nil
 ) -> any Disposable {
-    _bind(signal, to: model, keyPath, on: scheduler, onError: onError) { $0 }
+    _bind(signal, to: model, _sendableKeyPath(keyPath), on: scheduler, onError: onError) { $0 }
 }
 
 /// Binds a signal of optionals to a model property; `nil` assigns `nilValue` (the `nilValue`
@@ -76,12 +76,12 @@ public func bind<M: Model, V, F: Error>(
 public func bind<M: Model, V, F: Error>(
     _ signal: Signal<V?, F>,
     to model: M,
-    _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable,
+    _ keyPath: ReferenceWritableKeyPath<M, V>,
     nilValue: V,
     on scheduler: (any Scheduler)? = nil,
     onError: (@Sendable (BindingError) -> Void)? = nil
 ) -> any Disposable where V: Sendable {
-    _bind(signal, to: model, keyPath, on: scheduler, onError: onError) { $0 ?? nilValue }
+    _bind(signal, to: model, _sendableKeyPath(keyPath), on: scheduler, onError: onError) { $0 ?? nilValue }
 }
 
 /// Binds a signal of optionals to an optional model property; `nil` assigns `nilValue`.
@@ -94,12 +94,12 @@ public func bind<M: Model, V, F: Error>(
 public func bind<M: Model, V, F: Error>(
     _ signal: Signal<V?, F>,
     to model: M,
-    _ keyPath: ReferenceWritableKeyPath<M, V?> & Sendable,
+    _ keyPath: ReferenceWritableKeyPath<M, V?>,
     nilValue: V,
     on scheduler: (any Scheduler)? = nil,
     onError: (@Sendable (BindingError) -> Void)? = nil
 ) -> any Disposable where V: Sendable {
-    _bind(signal, to: model, keyPath, on: scheduler, onError: onError) { $0 ?? nilValue }
+    _bind(signal, to: model, _sendableKeyPath(keyPath), on: scheduler, onError: onError) { $0 ?? nilValue }
 }
 
 /// The binding itself. Inlinable so that the per-value closure (the model check and the

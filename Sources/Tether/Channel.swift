@@ -98,13 +98,13 @@ public final class Channel<Value>: Sendable {
 /// ```swift
 /// bind(channel(invoice, \.customer), customerField.following)
 /// ```
-public func channel<M: Model, V>(_ model: M, _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable) -> ChannelTerminal<V> {
-    _channel(model, keyPath, values: observe(model, keyPath))
+public func channel<M: Model, V>(_ model: M, _ keyPath: ReferenceWritableKeyPath<M, V>) -> ChannelTerminal<V> {
+    _channel(model, _sendableKeyPath(keyPath), values: observe(model, keyPath))
 }
 
 /// A channel terminal for an `Equatable` model property (see the general form).
-public func channel<M: Model, V: Equatable>(_ model: M, _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable) -> ChannelTerminal<V> {
-    _channel(model, keyPath, values: observe(model, keyPath))
+public func channel<M: Model, V: Equatable>(_ model: M, _ keyPath: ReferenceWritableKeyPath<M, V>) -> ChannelTerminal<V> {
+    _channel(model, _sendableKeyPath(keyPath), values: observe(model, keyPath))
 }
 
 func _channel<M: Model, V>(

@@ -21,7 +21,7 @@ import Observation
 /// Misuse is a compile-time error with a stable identifier: on a struct, enum, actor or
 /// non-final class; a `let`, `lazy`, `weak` or `unowned` stored property; several properties
 /// in one declaration; a tracked property with `willSet`/`didSet`.
-@attached(member, names: named(_$registrar), named(_$schema))
+@attached(member, names: named(_$registrar), named(_$schema), named(_$isolatedSchema))
 @attached(memberAttribute)
 @attached(extension, conformances: Model)
 public macro Model() = #externalMacro(module: "TetherMacros", type: "ModelMacro")

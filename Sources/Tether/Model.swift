@@ -180,6 +180,13 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
         self.init(name: name, index: index, keyPath: keyPath, transient: transient, set: set)
     }
 
+    /// Creates a property description for a class isolated to a global actor (called by code
+    /// that `@Model` generates): reads and writes go through the key path, which Tether applies
+    /// only where the model belongs (its actor).
+    public init<Value>(name: String, index: Int, isolatedKeyPath keyPath: ReferenceWritableKeyPath<Root, Value>, transient: Bool) {
+        self.init(name: name, index: index, keyPath: _sendableKeyPath(keyPath), transient: transient)
+    }
+
     /// The property's setter as a typed function, if the property holds `Value`.
     public func setter<Value>(as _: Value.Type = Value.self) -> (@Sendable (Root, Value) -> Void)? {
         (typedSet as? _Setter<Root, Value>)?.set
@@ -219,6 +226,14 @@ public struct ModelComputedProperty<Root: AnyObject>: Sendable {
         self.name = name
         self.keyPath = keyPath
         self.typedGet = _Getter(get)
+    }
+
+    /// Creates a computed property description for a class isolated to a global actor (called
+    /// by code that `@Model` generates): the getter applies the key path, which Tether does only
+    /// where the model belongs (its actor).
+    public init<Value>(name: String, isolatedKeyPath keyPath: KeyPath<Root, Value>) {
+        let keyPath = _sendableKeyPath(keyPath)
+        self.init(name: name, keyPath: keyPath, get: { $0[keyPath: keyPath] })
     }
 
     /// The property's getter as a typed function, if the property returns `Value`.
@@ -267,6 +282,25 @@ public enum ObservationBridge {
         get { _TetherFlags.shared.bridgeEnabled }
         set { _TetherFlags.shared.setBridge(newValue) }
     }
+}
+
+/// `keyPath`, typed as `Sendable`. Why this is safe: a key path is an immutable object, the same
+/// on every thread. One to a property isolated to a global actor is not `Sendable` only because
+/// applying it runs that actor's code; Tether applies a model's key paths only where the model
+/// belongs (its owner: a thread, or an actor, checked with `ModelRegistrar.isOnOwner` when a
+/// subscription or binding starts and when a write has anybody to tell), and a model of a class
+/// isolated to a global actor belongs to that actor.
+@inlinable
+public func _sendableKeyPath<Root, Value>(_ keyPath: KeyPath<Root, Value>) -> KeyPath<Root, Value> & Sendable {
+    unsafeBitCast(keyPath, to: (KeyPath<Root, Value> & Sendable).self)
+}
+
+/// `keyPath`, typed as `Sendable` (see the read-only form).
+@inlinable
+public func _sendableKeyPath<Root, Value>(
+    _ keyPath: ReferenceWritableKeyPath<Root, Value>
+) -> ReferenceWritableKeyPath<Root, Value> & Sendable {
+    unsafeBitCast(keyPath, to: (ReferenceWritableKeyPath<Root, Value> & Sendable).self)
 }
 
 /// A key path obtained by casting a `Sendable` key path; key paths made from literals hold no

@@ -147,6 +147,14 @@ public final class ModelRegistrar: Sendable {
         owner.store(_Owner.current, ordering: .relaxed)
     }
 
+    /// Creates the registrar of a model of a class isolated to a global actor (called by code
+    /// that `@Model` generates, with the global actor's `shared` instance): the model belongs
+    /// to that actor from the start, wherever it is made.
+    public init(propertyCount: Int, actor: any Actor) {
+        self.propertyCount = propertyCount
+        owner.store(_Owner.of(actor) | _Owner.fixed, ordering: .relaxed)
+    }
+
     deinit {
         _persistence.load(ordering: .acquiring)?.release()
         guard let side = _side.load(ordering: .acquiring)?.takeRetainedValue() else { return }
@@ -636,8 +644,9 @@ public final class ModelRegistrar: Sendable {
     }
 
     /// Makes the calling code's thread, or its actor if it runs on one, the model's owner.
+    /// A model of a class isolated to a global actor stays with that actor.
     public func adoptByCaller() {
-        owner.store(_Owner.current, ordering: .relaxed)
+        adopt(owner: _Owner.current)
     }
 
     /// The calling code's owner word, as `adopt(owner:)` takes it: its actor's executor, or
@@ -646,7 +655,9 @@ public final class ModelRegistrar: Sendable {
 
     /// Makes `owner` (a `currentOwner` read by that code) the model's owner: for a model made
     /// on one thread for code that waits meanwhile (the store's fetch).
+    /// A model of a class isolated to a global actor stays with that actor.
     package func adopt(owner: UInt) {
+        guard self.owner.load(ordering: .relaxed) & _Owner.fixed == 0 else { return }
         self.owner.store(owner, ordering: .relaxed)
     }
 
@@ -680,7 +691,9 @@ final class _ObserverRemoval: Disposable {
 
 /// Makes the calling code the owner of `model`: its actor if it runs on one, else its thread.
 /// Observers and bindings are then checked against it. Use it when you hand a model to
-/// another thread or actor on purpose (and stop using it where it was).
+/// another thread or actor on purpose (and stop using it where it was). A model of a class
+/// isolated to a global actor (`@MainActor @Model`) always belongs to that actor: `adopt`
+/// leaves it there.
 ///
 /// ```swift
 /// queue.async { adopt(model); model.quantity = 2 }

@@ -27,9 +27,11 @@ final class _WeakModel<M: AnyObject>: @unchecked Sendable {
 /// invoice.quantity = 3   // total 28.5
 /// ```
 ///
-/// Subscribe on the model's thread (the thread that created it, or that `adopt(_:)`ed it).
+/// Subscribe where the model belongs: the thread that made it, the actor it was made on (or,
+/// for a class isolated to a global actor, that actor), or where `adopt(_:)` moved it.
 @inlinable
-public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
+public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V>) -> Signal<V, Never> {
+    let keyPath = _sendableKeyPath(keyPath)
     let schema = M._$schema
     if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
     return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), sameness: _Equal<V>.self)
@@ -42,7 +44,8 @@ public func observe<M: Model, V: Equatable>(_ model: M, _ keyPath: KeyPath<M, V>
 /// observe(order, \.lines).subscribe(next: { render($0) })
 /// ```
 @inlinable
-public func observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable) -> Signal<V, Never> {
+public func observe<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V>) -> Signal<V, Never> {
+    let keyPath = _sendableKeyPath(keyPath)
     let schema = M._$schema
     if let index = schema.index(of: keyPath) { return _observeStored(model, keyPath, index: index) }
     return _observeComputed(model, keyPath, getter: schema._getter(for: keyPath, as: V.self), sameness: _NeverEqual<V>.self)

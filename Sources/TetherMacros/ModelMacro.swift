@@ -60,13 +60,32 @@ extension ModelMacro: MemberMacro {
         let typeName = modelClass.name.trimmed.text
         let access = modelClass.witnessAccess
         let accessPrefix = access.map { TokenSyntax.keyword($0).text + " " } ?? ""
+        let isolated = modelClass.globalActor != nil
+        let nonisolatedPrefix = isolated ? "nonisolated " : ""
+        let actorArgument = modelClass.globalActor.map { ", actor: \($0).shared" } ?? ""
         let registrarDecl: DeclSyntax =
-            "@Tether.ModelIgnored \(raw: accessPrefix)let _$registrar = Tether.ModelRegistrar(propertyCount: \(raw: analysis.tracked.count))"
+            "@Tether.ModelIgnored \(raw: accessPrefix)\(raw: nonisolatedPrefix)let _$registrar = Tether.ModelRegistrar(propertyCount: \(raw: analysis.tracked.count)\(raw: actorArgument))"
 
-        let schema = schemaExpression(typeName: typeName, properties: analysis.tracked, computed: analysis.computed)
+        let built = schemaExpression(typeName: typeName, properties: analysis.tracked, computed: analysis.computed, isolated: isolated)
+        // A class isolated to a global actor: its key paths can only be formed on that actor, so
+        // the schema is built by an isolated function, called from the nonisolated `_$schema`
+        // through a cast that drops its isolation (as `assumeIsolated` does). This is safe: the
+        // function only forms key paths and closures; it reads and writes nothing isolated.
+        var isolatedBuilder: DeclSyntax?
+        let schema: ExprSyntax
+        if let globalActor = modelClass.globalActor {
+            let schemaType = "Tether.ModelSchema<\(typeName)>"
+            isolatedBuilder = "private static func _$isolatedSchema() -> \(raw: schemaType) {\n\(built)\n}"
+            schema = "unsafeBitCast(_$isolatedSchema as @\(raw: globalActor) () -> \(raw: schemaType), to: (() -> \(raw: schemaType)).self)()"
+        } else {
+            schema = built
+        }
         var modifiers = DeclModifierListSyntax()
         if let access {
             modifiers.append(DeclModifierSyntax(name: .keyword(access)))
+        }
+        if isolated {
+            modifiers.append(DeclModifierSyntax(name: .keyword(.nonisolated)))
         }
         modifiers.append(DeclModifierSyntax(name: .keyword(.static)))
         let schemaBinding =
@@ -91,7 +110,7 @@ extension ModelMacro: MemberMacro {
                 bindings: [schemaBinding]
             )
         )
-        return [registrarDecl, schemaDecl]
+        return [registrarDecl] + (isolatedBuilder.map { [$0] } ?? []) + [schemaDecl]
     }
 }
 
@@ -99,21 +118,32 @@ extension ModelMacro {
     /// `Tether.ModelSchema<Type>(name: "Type", properties: [...])`, one
     /// `Tether.ModelProperty` per line, and `computed: [...]` (one
     /// `Tether.ModelComputedProperty` per line) when the class declares computed properties.
+    /// For a class isolated to a global actor (`isolated`), the properties are reached through
+    /// their key paths (`isolatedKeyPath:`): a closure in the nonisolated schema could not touch
+    /// them.
     fileprivate static func schemaExpression(
         typeName: String,
         properties: [TrackedProperty],
-        computed: [ComputedProperty]
+        computed: [ComputedProperty],
+        isolated: Bool
     ) -> ExprSyntax {
         let elements = properties.enumerated().map { index, property in
             ArrayElementSyntax(
                 leadingTrivia: [.newlines(1), .spaces(4)],
-                expression: ExprSyntax(
-                    """
-                    Tether.ModelProperty(name: \(literal: property.name), index: \(literal: index), \
-                    keyPath: \\\(raw: typeName).\(raw: property.identifier), transient: \(literal: property.isTransient), \
-                    set: { $0.\(raw: property.identifier) = $1 }, storage: { $0._\(raw: property.name) })
-                    """
-                ),
+                expression: isolated
+                    ? ExprSyntax(
+                        """
+                        Tether.ModelProperty(name: \(literal: property.name), index: \(literal: index), \
+                        isolatedKeyPath: \\\(raw: typeName).\(raw: property.identifier), transient: \(literal: property.isTransient))
+                        """
+                    )
+                    : ExprSyntax(
+                        """
+                        Tether.ModelProperty(name: \(literal: property.name), index: \(literal: index), \
+                        keyPath: \\\(raw: typeName).\(raw: property.identifier), transient: \(literal: property.isTransient), \
+                        set: { $0.\(raw: property.identifier) = $1 }, storage: { $0._\(raw: property.name) })
+                        """
+                    ),
                 trailingComma: .commaToken()
             )
         }
@@ -133,12 +163,19 @@ extension ModelMacro {
             let getters = computed.map { property in
                 ArrayElementSyntax(
                     leadingTrivia: [.newlines(1), .spaces(4)],
-                    expression: ExprSyntax(
-                        """
-                        Tether.ModelComputedProperty(name: \(literal: property.name), \
-                        keyPath: \\\(raw: typeName).\(raw: property.identifier), get: { $0.\(raw: property.identifier) })
-                        """
-                    ),
+                    expression: isolated
+                        ? ExprSyntax(
+                            """
+                            Tether.ModelComputedProperty(name: \(literal: property.name), \
+                            isolatedKeyPath: \\\(raw: typeName).\(raw: property.identifier))
+                            """
+                        )
+                        : ExprSyntax(
+                            """
+                            Tether.ModelComputedProperty(name: \(literal: property.name), \
+                            keyPath: \\\(raw: typeName).\(raw: property.identifier), get: { $0.\(raw: property.identifier) })
+                            """
+                        ),
                     trailingComma: .commaToken()
                 )
             }

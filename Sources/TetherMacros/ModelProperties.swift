@@ -175,6 +175,20 @@ extension DeclGroupSyntax {
 }
 
 extension ClassDeclSyntax {
+    /// The global actor the class is isolated to, as written: `MainActor` for `@MainActor`, or
+    /// the name of another attribute named like a global actor (`@DatabaseActor`,
+    /// `@Storage.WriterActor`). Its stored properties are then isolated, and the members
+    /// `@Model` adds are declared `nonisolated` (the registrar is `Sendable`; the schema reaches
+    /// the properties through key paths, which Tether applies only where the model belongs).
+    var globalActor: String? {
+        for element in attributes {
+            guard case .attribute(let attribute) = element else { continue }
+            let name = attribute.attributeName.trimmedDescription
+            if name.hasSuffix("Actor"), name != "Actor" { return name }
+        }
+        return nil
+    }
+
     /// The access level that members satisfying a requirement of the public protocol
     /// `Tether.Model` need: `public` for a public or open class, `package` for a package
     /// class, `nil` (internal) otherwise.

@@ -72,6 +72,45 @@ final class ModelMacroTests: XCTestCase {
         )
     }
 
+    /// A class isolated to a global actor: the registrar and the schema are `nonisolated`, the
+    /// registrar knows the actor, and the schema is built on the actor (where its key paths can
+    /// be formed) through a function called without isolation.
+    func testMainActorClass() {
+        assertMacroExpansion(
+            """
+            @MainActor @Model
+            final class Cart {
+                var quantity = 1
+                var total: Int { quantity * 2 }
+            }
+            """,
+            expandedSource: #"""
+            @MainActor
+            final class Cart {
+                @Tether._ModelTracked(index: 0)
+                var quantity = 1
+                var total: Int { quantity * 2 }
+
+                @Tether.ModelIgnored nonisolated let _$registrar = Tether.ModelRegistrar(propertyCount: 1, actor: MainActor.shared)
+
+                private static func _$isolatedSchema() -> Tether.ModelSchema<Cart> {
+                    Tether.ModelSchema<Cart>(name: "Cart", properties: [
+                        Tether.ModelProperty(name: "quantity", index: 0, isolatedKeyPath: \Cart.quantity, transient: false),
+                        ], computed: [
+                        Tether.ModelComputedProperty(name: "total", isolatedKeyPath: \Cart.total),
+                        ])
+                }
+
+                nonisolated static let _$schema = unsafeBitCast(_$isolatedSchema as @MainActor () -> Tether.ModelSchema<Cart>, to: (() -> Tether.ModelSchema<Cart>).self)()
+            }
+
+            extension Cart: Tether.Model {
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+
     /// Properties with a type and no initial value, set in an explicit `init`: tracked like
     /// any other (their `init` accessor lets the initializer assign them).
     func testExplicitInit() {

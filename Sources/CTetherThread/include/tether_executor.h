@@ -16,8 +16,8 @@ uintptr_t tether_current_executor_identity(void);
 /// The identity of the main actor's executor.
 uintptr_t tether_main_executor_identity(void);
 
-/// Whether the calling code runs on the main actor, by the runtime's own rules: in a
-/// main-actor task, or on the main thread outside any task (the main queue's callbacks).
+/// Whether the calling code runs on the main actor: in a main-actor task, or on the main thread
+/// (where the main actor's jobs run, and the run loop's and main queue's callbacks).
 bool tether_main_executor_is_current(void);
 
 #endif

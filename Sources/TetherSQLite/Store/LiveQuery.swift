@@ -25,7 +25,7 @@ extension Store {
         _ type: M.Type,
         where condition: String? = nil,
         _ arguments: [SQLiteValue] = [],
-        orderBy: KeyPath<M, V> & Sendable,
+        orderBy: KeyPath<M, V>,
         descending: Bool = false
     ) -> Signal<[M], StoreError> {
         let index: Int

@@ -399,7 +399,7 @@ public final class Store {
         _ type: M.Type,
         where condition: String? = nil,
         _ arguments: [SQLiteValue] = [],
-        orderBy: KeyPath<M, V> & Sendable,
+        orderBy: KeyPath<M, V>,
         descending: Bool = false
     ) throws(StoreError) -> [M] {
         let index = try Self.propertyIndex(of: orderBy)

@@ -13,8 +13,10 @@ import Darwin
 /// - A model made in code that runs on an actor (an actor's method, a `@MainActor` function or
 ///   task, any global actor) belongs to **that actor**, whatever thread its executor runs it on
 ///   across suspension points: the word is the identity of the actor's serial executor, with
-///   the low bit set (executor identities and `pthread_t` values both point to aligned memory,
-///   so their low bit is clear).
+///   the low bit set (executor identities and `pthread_t` values both point to memory aligned
+///   to 16 bytes, so their low bits are clear).
+/// - A model of a class isolated to a global actor belongs to that actor for good: its word
+///   also has bit 1 set (`fixed`), and `adopt` leaves it alone.
 ///
 /// Checking the owner is one comparison when the caller's thread owns the model; for a model
 /// that an actor owns it asks the Swift runtime which executor runs the calling code (the
@@ -26,6 +28,9 @@ public enum _Owner {
         return executor != 0 ? executor | 1 : _currentThreadID()
     }
 
+    /// The bit of an owner word that says the owner never changes (a global actor's model).
+    public static let fixed: UInt = 2
+
     /// Whether the calling code runs where `owner` says the model belongs.
     @inlinable @inline(__always)
     public static func isCurrent(_ owner: UInt) -> Bool {
@@ -35,10 +40,17 @@ public enum _Owner {
     /// The slow half of `isCurrent`, for a model that an actor owns.
     @usableFromInline @inline(never)
     static func _isCurrentActor(_ owner: UInt) -> Bool {
+        let owner = owner & ~fixed
         if UInt(tether_current_executor_identity()) | 1 == owner { return true }
         // The main actor also runs code outside any task: the main queue's and the run loop's
         // callbacks on the main thread. The runtime's own rule decides.
         return owner == mainActor && tether_main_executor_is_current()
+    }
+
+    /// The owner word of `actor`: its executor's identity (for the main actor, `mainActor`).
+    public static func of(_ actor: any Actor) -> UInt {
+        let executor = unsafeBitCast(actor.unownedExecutor, to: (identity: UInt, implementation: UInt).self)
+        return executor.identity | 1
     }
 
     /// The owner word of the main actor.
@@ -46,6 +58,7 @@ public enum _Owner {
 
     /// `owner` in words, for messages.
     public static func describe(_ owner: UInt) -> String {
+        let owner = owner & ~fixed
         if owner & 1 == 0 { return "the thread that made it (no actor)" }
         return owner == mainActor ? "the main actor" : "the actor it was made on"
     }
