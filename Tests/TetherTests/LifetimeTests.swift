@@ -3,6 +3,19 @@ import Tether
 
 @Suite("Model lifetimes")
 struct LifetimeTests {
+    /// `lifetime(of:)` is a trigger that fires: `take(until:)` ends when the model is freed
+    /// (unlike the completion of a freed subject, which nobody sent).
+    @Test func takeUntilTheLifetimeOfAModelEndsWhenTheModelIsFreed() {
+        let ticks = Subject<Int, Never>()
+        var model: Stock? = Stock()
+        let seen = Recorder<Int>()
+        seen.record(ticks.signal.take(until: lifetime(of: model!)))
+        ticks.sendNext(1)
+        model = nil
+        ticks.sendNext(2)
+        #expect(seen.events == [.next(1), .completed])
+    }
+
     @Test func channelAndSubscribeWithDoNotKeepTheModelAlive() {
         let freed = Flag()
         var invoice: HandInvoice? = HandInvoice(onDeinit: { freed.set() })

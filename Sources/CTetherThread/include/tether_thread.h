@@ -9,6 +9,7 @@ extern __thread void *_Nullable tether_tracking_state __attribute__((tls_model("
 extern __thread void *_Nullable tether_recording __attribute__((tls_model("initial-exec")));
 extern __thread long tether_batch_depth __attribute__((tls_model("initial-exec")));
 extern __thread long tether_transaction_depth __attribute__((tls_model("initial-exec")));
+extern __thread long tether_release_depth __attribute__((tls_model("initial-exec")));
 
 /// The calling thread's tracking state (a `_TrackingState`), or NULL before its first use.
 static inline void *_Nullable tether_tracking_state_get(void) {
@@ -46,6 +47,16 @@ static inline long tether_transaction_depth_get(void) {
 
 static inline void tether_transaction_depth_set(long depth) {
     tether_transaction_depth = depth;
+}
+
+/// How many subjects are delivering, on the calling thread, the completion they send because
+/// they were freed (TetherSignals' `_SubjectRelease`).
+static inline long tether_release_depth_get(void) {
+    return tether_release_depth;
+}
+
+static inline void tether_release_depth_set(long depth) {
+    tether_release_depth = depth;
 }
 
 #endif

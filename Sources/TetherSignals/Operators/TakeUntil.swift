@@ -2,7 +2,10 @@ extension Signal {
     /// Forwards events until `trigger` sends a value or completes, then completes (RAC's
     /// `takeUntil:`). The trigger is subscribed first; if it fires at once, upstream is never
     /// subscribed. A failure of the trigger is ignored, as in RAC: the trigger just stops
-    /// watching, and the signal goes on until it ends by itself.
+    /// watching, and the signal goes on until it ends by itself. So is the completion a subject
+    /// sends because it was freed (as ReactiveSwift ignores an interrupted trigger): nobody can
+    /// fire that trigger any more, which is not firing it. A `lifetime(of:)` signal, which
+    /// completes when its model is freed, is a trigger that fires.
     ///
     /// The trigger's subscription is disposed as soon as either side ends, and upstream's when
     /// the result ends. Events from upstream and trigger may come from different threads.
@@ -41,7 +44,9 @@ extension Signal {
 
             triggerRun({ event in
                 switch event {
-                case .next, .completed: finish(with: .completed)
+                case .next: finish(with: .completed)
+                case .completed:
+                    if _SubjectRelease.isDelivering { stopTrigger() } else { finish(with: .completed) }
                 case .error: stopTrigger()
                 }
             }, triggerLifetime)

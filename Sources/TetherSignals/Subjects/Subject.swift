@@ -8,7 +8,8 @@
 /// re-entrant recursion).
 ///
 /// When the subject is freed, nobody can send into it any more: its subscribers get `completed`
-/// (as ReactiveSwift interrupts a signal whose input observer is gone).
+/// (as ReactiveSwift interrupts a signal whose input observer is gone), which frees what they
+/// hold. `take(until:)` does not take that completion for its trigger firing.
 ///
 /// ```swift
 /// let clicks = Subject<Int, Never>()
@@ -28,7 +29,7 @@ public final class Subject<Value, Failure: Error>: Subscriber {
     /// Nobody can send any more: the subscribers get `completed`, which ends their
     /// subscriptions and frees what they hold (a subscription and its subject would
     /// otherwise keep each other alive).
-    deinit { core.send(.completed) }
+    deinit { core.release() }
 
     /// The subject's events as a signal; subscribing to it adds a subscriber.
     @inlinable
@@ -63,7 +64,7 @@ public final class ReplaySubject<Value, Failure: Error>: Subscriber {
     /// Nobody can send any more: the subscribers get `completed`, which ends their
     /// subscriptions and frees what they hold (a subscription and its subject would
     /// otherwise keep each other alive).
-    deinit { core.send(.completed) }
+    deinit { core.release() }
 
     /// The subject's events as a signal; each new subscriber first receives the replay.
     @inlinable
@@ -83,6 +84,11 @@ public final class ReplaySubject<Value, Failure: Error>: Subscriber {
 /// A subject that always has a current value and sends it to each new subscriber first (RAC's
 /// `RACBehaviorSubject`, Rx's `BehaviorSubject`).
 ///
+/// Once it has ended (`sendCompleted()` or `sendError(_:)`), a new subscriber receives only the
+/// terminal event, as in Rx: the value is no longer current. A subject that was freed without
+/// ending keeps sending its last value, then `completed`, to late subscribers of its signal: it
+/// is a constant (`BehaviorSubject("9.00").signal`).
+///
 /// ```swift
 /// let name = BehaviorSubject<String, Never>("Ada")
 /// name.signal.subscribe(next: { print($0) })   // Ada
@@ -95,14 +101,14 @@ public final class BehaviorSubject<Value, Failure: Error>: Subscriber {
     /// Creates a behavior subject whose current value is `initial`.
     @inlinable
     public init(_ initial: Value) {
-        core = _SubjectCore(replay: 1)
+        core = _SubjectCore(replay: 1, replaysAfterEnd: false)
         core.send(.next(initial))
     }
 
     /// Nobody can send any more: the subscribers get `completed`, which ends their
     /// subscriptions and frees what they hold (a subscription and its subject would
     /// otherwise keep each other alive).
-    deinit { core.send(.completed) }
+    deinit { core.release() }
 
     /// The subject's events as a signal, starting with the current value.
     @inlinable

@@ -1,3 +1,4 @@
+import CTetherThread
 import Synchronization
 
 /// The broadcaster behind `Subject`, `ReplaySubject` and `BehaviorSubject`.
@@ -49,6 +50,8 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     @usableFromInline
     enum Work {
         case event(Event<Value, Failure>)
+        /// The subject was freed: complete, as `release()` does.
+        case release
         case attach(Subscription, lifetime: CompoundDisposable)
     }
 
@@ -69,6 +72,8 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         @usableFromInline var terminal: Event<Value, Failure>?
         /// The replay buffer holds values: subscribing must replay them.
         @usableFromInline var replaying = false
+        /// The terminal event is the completion sent because the subject was freed.
+        @usableFromInline var released = false
         @inlinable init() {}
 
         /// Whether a new subscriber must be called at once (replay, or the terminal event).
@@ -87,9 +92,45 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     /// The number of subscribers, kept by the owner for `subscriberCount`.
     @usableFromInline let liveCount = Atomic<Int>(0)
 
+    /// Whether late subscribers still receive the replay after an explicit terminal event
+    /// (`ReplaySubject`), or only the terminal event (`BehaviorSubject`, as in Rx).
+    @usableFromInline let replaysAfterEnd: Bool
+
     @inlinable
-    init(replay capacity: Int) {
+    init(replay capacity: Int, replaysAfterEnd: Bool = true) {
         replay = capacity > 0 ? _Locked(_RingBuffer(capacity: capacity)) : nil
+        self.replaysAfterEnd = replaysAfterEnd
+    }
+
+    /// The subject was freed: nobody can send any more. Its subscribers get `completed`,
+    /// delivered inside `_SubjectRelease` so that `take(until:)` can tell it from a completion
+    /// someone sent; late subscribers still get the replay (a freed `BehaviorSubject` is a
+    /// constant).
+    @usableFromInline
+    func release() {
+        if wip.tryClaim() {
+            process(.completed, released: true)
+            let missed = wip.tryRelease()
+            if missed != 0 { drain(missed) }
+            return
+        }
+        while true {
+            let state = wip.count.load(ordering: .relaxed)
+            if state == 0 {
+                guard wip.tryClaim() else { continue }
+                process(.completed, released: true)
+                let missed = wip.tryRelease()
+                if missed != 0 { drain(missed) }
+                return
+            }
+            if _WorkInProgress.isControl(state) {
+                control.withLock { _ in }
+                continue
+            }
+            pending.withLock { $0.queue.append(.release) }
+            if wip.join() { drain(1) }
+            return
+        }
     }
 
     // MARK: Sending
@@ -130,9 +171,10 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         }
     }
 
-    /// Delivers one event to every subscriber. Owner only.
+    /// Delivers one event to every subscriber. Owner only. `released`: the completion sent
+    /// because the subject was freed (see `release()`).
     @inlinable
-    func process(_ event: Event<Value, Failure>) {
+    func process(_ event: Event<Value, Failure>, released: Bool = false) {
         if owned.terminal != nil { return }
         switch event {
         case .next(let value):
@@ -142,7 +184,19 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
             }
         case .error, .completed:
             owned.terminal = event
+            owned.released = released
+            if !released && !replaysAfterEnd { owned.replaying = false }
         }
+        if _slowPath(released) {
+            _SubjectRelease.delivering { deliver(event) }
+        } else {
+            deliver(event)
+        }
+    }
+
+    /// Calls every subscriber with `event`, then releases them all if it is terminal. Owner only.
+    @inlinable
+    func deliver(_ event: Event<Value, Failure>) {
         // The subscriber list cannot change during this loop: only the owner changes it, and
         // the owner is here (a subscriber that subscribes or disposes re-entrantly only queues
         // its change). So walk the list in place, without copying it.
@@ -175,6 +229,8 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
                 switch work {
                 case .event(let event):
                     process(event)
+                case .release:
+                    process(.completed, released: true)
                 case .attach(let subscription, let lifetime):
                     _ = admit(subscription, lifetime: lifetime)
                 }
@@ -225,14 +281,18 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         }
         guard owned.admissionCallsOut else { return true }
         let sink = subscription.sink
-        if let replay {
+        if let replay, owned.replaying {
             for value in replay.withLock({ $0.elements }) {
                 if lifetime.isDisposed { break }
                 sink(.next(value))
             }
         }
         if let terminal {
-            sink(terminal)
+            if owned.released {
+                _SubjectRelease.delivering { sink(terminal) }
+            } else {
+                sink(terminal)
+            }
             return false
         }
         return true
@@ -449,5 +509,21 @@ struct _RingBuffer<Element> {
     @inlinable var last: Element? {
         if storage.isEmpty { return nil }
         return storage[(head + storage.count - 1) % storage.count]
+    }
+}
+
+/// Tells `take(until:)` whether the completion it receives is the one a subject sends because it
+/// was freed: nobody can fire that trigger any more, which is not the same as firing it. Set on
+/// the delivering thread while such a completion is delivered (synchronous operators in between,
+/// such as `map` or `filter`, pass it on in the same call).
+public enum _SubjectRelease {
+    /// Whether the calling thread is delivering the completion of a freed subject.
+    public static var isDelivering: Bool { tether_release_depth_get() > 0 }
+
+    @usableFromInline
+    static func delivering(_ body: () -> Void) {
+        tether_release_depth_set(tether_release_depth_get() + 1)
+        defer { tether_release_depth_set(tether_release_depth_get() - 1) }
+        body()
     }
 }
