@@ -61,6 +61,25 @@ struct MainActorModelTests {
         subscription.dispose()
     }
 
+    /// A task that iterates a property's values, started from the main actor, runs on the main
+    /// actor, where the model belongs (a plain `@Model` made here belongs to the main actor).
+    @Test func aTaskIteratesAPropertysValues() async {
+        let stock = Stock()
+        let started = AsyncStream<Void>.makeStream()
+        let reader = Task {
+            var seen: [Int] = []
+            for await count in observe(stock, \.count).values {
+                seen.append(count)
+                if seen.count == 1 { started.continuation.yield() }   // subscribed
+                if count == 3 { break }
+            }
+            return seen
+        }
+        for await _ in started.stream { break }
+        for count in 1...3 { stock.count = count }   // buffered while the loop waits
+        #expect(await reader.value == [0, 1, 2, 3])
+    }
+
     /// A signal of a main-actor model subscribed off the main actor stops the process with a
     /// message: the one use the compiler cannot see (the signal is `Sendable`).
     @Test func subscribingOffTheMainActorStopsTheProcess() async {
