@@ -174,9 +174,11 @@ final class _AsyncValuesBuffer<Value: Sendable, Failure: Error>: Sendable {
 }
 
 /// A signal is not itself an `AsyncSequence`: `for await x in signal` does not compile, and says
-/// to iterate `signal.values` instead. (A conformance cannot require that the values be
-/// `Sendable`, which they must be to cross from the thread that sends them into the task that
-/// iterates them; `values` is where that requirement lives.)
+/// to iterate `signal.values` instead. The values must be `Sendable` to cross from the thread
+/// that sends them into the task that iterates them, and Swift does not let a conformance to
+/// `AsyncSequence` depend on `Value: Sendable` ("conditional conformance to non-marker protocol
+/// cannot depend on conformance to marker protocol 'Sendable'"); `values` is where that
+/// requirement lives.
 ///
 /// ```swift
 /// for await quantity in observe(invoice, \.quantity).values { print(quantity) }
