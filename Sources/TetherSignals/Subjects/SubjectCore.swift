@@ -108,29 +108,7 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     /// constant).
     @usableFromInline
     func release() {
-        if wip.tryClaim() {
-            process(.completed, released: true)
-            let missed = wip.tryRelease()
-            if missed != 0 { drain(missed) }
-            return
-        }
-        while true {
-            let state = wip.count.load(ordering: .relaxed)
-            if state == 0 {
-                guard wip.tryClaim() else { continue }
-                process(.completed, released: true)
-                let missed = wip.tryRelease()
-                if missed != 0 { drain(missed) }
-                return
-            }
-            if _WorkInProgress.isControl(state) {
-                control.withLock { _ in }
-                continue
-            }
-            pending.withLock { $0.queue.append(.release) }
-            if wip.join() { drain(1) }
-            return
-        }
+        sendContended(.release)
     }
 
     // MARK: Sending
@@ -142,19 +120,19 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
             let missed = wip.tryRelease()
             if missed != 0 { drain(missed) }
         } else {
-            sendContended(event)
+            sendContended(.event(event))
         }
     }
 
-    /// A send that found the subject owned: waits out a subscribe or dispose step, or queues
-    /// the event for the thread delivering.
+    /// A send that found the subject owned (or a release): waits out a subscribe or dispose
+    /// step, or queues the work for the thread delivering.
     @usableFromInline
-    func sendContended(_ event: Event<Value, Failure>) {
+    func sendContended(_ work: Work) {
         while true {
             let state = wip.count.load(ordering: .relaxed)
             if state == 0 {
                 guard wip.tryClaim() else { continue }
-                process(event)
+                process(work)
                 let missed = wip.tryRelease()
                 if missed != 0 { drain(missed) }
                 return
@@ -165,9 +143,19 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
                 control.withLock { _ in }
                 continue
             }
-            pending.withLock { $0.queue.append(.event(event)) }
+            pending.withLock { $0.queue.append(work) }
             if wip.join() { drain(1) }
             return
+        }
+    }
+
+    /// Runs an event or a release. Owner only.
+    @usableFromInline
+    func process(_ work: Work) {
+        switch work {
+        case .event(let event): process(event)
+        case .release: process(.completed, released: true)
+        case .attach: preconditionFailure("an attach is not an event")
         }
     }
 
@@ -227,10 +215,8 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         repeat {
             while let work = nextWork() {
                 switch work {
-                case .event(let event):
-                    process(event)
-                case .release:
-                    process(.completed, released: true)
+                case .event, .release:
+                    process(work)
                 case .attach(let subscription, let lifetime):
                     _ = admit(subscription, lifetime: lifetime)
                 }
