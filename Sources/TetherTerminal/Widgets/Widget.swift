@@ -108,6 +108,10 @@ public struct Theme: Sendable {
     public var placeholder = Style.dim
     /// The status line.
     public var status = Style.reverse
+    /// A key of a command bar whose command is enabled.
+    public var commandKey = Style.bold
+    /// A key of a command bar whose command is disabled, and its title.
+    public var disabledCommand = Style.dim
 
     /// Creates the standard theme (attributes only, so it reads well on any color scheme).
     public init() {}
