@@ -50,12 +50,14 @@ extension Store {
         _observe(type, where: condition, arguments, orderBy: nil, descending: false)
     }
 
-    private func _observe<M: PersistentModel>(
+    func _observe<M: PersistentModel>(
         _ type: M.Type,
         where condition: String?,
         _ arguments: [SQLiteValue],
         orderBy: Int?,
-        descending: Bool
+        descending: Bool,
+        limit: Int? = nil,
+        offset: Int? = nil
     ) -> Signal<[M], StoreError> {
         let box = self.box
         return Signal { observer in
@@ -63,7 +65,9 @@ extension Store {
                 observer.sendCompleted()
                 return nil
             }
-            return store.startLiveQuery(type, where: condition, arguments, orderBy: orderBy, descending: descending, observer: observer)
+            return store.startLiveQuery(
+                type, where: condition, arguments, orderBy: orderBy, descending: descending, limit: limit, offset: offset,
+                observer: observer)
         }
     }
 
@@ -73,18 +77,22 @@ extension Store {
         _ arguments: [SQLiteValue],
         orderBy: Int?,
         descending: Bool,
+        limit: Int?,
+        offset: Int?,
         observer: Observer<[M], StoreError>
     ) -> (any Disposable)? {
         let id: Int
         let models: [M]
         do {
             let table = try table(for: type)
-            let sql = try table.querySQL(columns: "id", where: condition, orderBy: orderBy, descending: descending)
+            let sql = try table.querySQL(
+                columns: "id", where: condition, orderBy: orderBy, descending: descending, limit: limit, offset: offset)
             let tracker = self.tracker
             // Registered before the first result is read, so that no commit falls in between.
             id = try writer.sync { connection in try tracker.addQuery(idSQL: sql, arguments: arguments, in: connection) }
             do {
-                models = try _fetch(type, where: condition, arguments, orderBy: orderBy, descending: descending)
+                models = try _fetch(
+                    type, where: condition, arguments, orderBy: orderBy, descending: descending, limit: limit, offset: offset)
             } catch {
                 tracker.removeQuery(id)
                 throw error
@@ -117,7 +125,7 @@ extension Store {
         let missing = ids.indices.filter { result[$0] == nil }
         var start = 0
         while start < missing.count {
-            let chunk = missing[start..<min(start + 500, missing.count)]
+            let chunk = missing[start..<Swift.min(start + 500, missing.count)]
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
             // The identity map holds models weakly: keep the new ones until they are returned.
             let loaded = try _fetch(type, where: "id IN (\(placeholders))", chunk.map { .integer(ids[$0]) }, orderBy: nil, descending: false)

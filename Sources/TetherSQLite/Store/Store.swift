@@ -433,10 +433,12 @@ public final class Store {
         where condition: String?,
         _ arguments: [SQLiteValue],
         orderBy: Int?,
-        descending: Bool
+        descending: Bool,
+        limit: Int? = nil,
+        offset: Int? = nil
     ) throws(StoreError) -> [M] {
         let table = try table(for: type)
-        let sql = try table.querySQL(columns: nil, where: condition, orderBy: orderBy, descending: descending)
+        let sql = try table.querySQL(columns: nil, where: condition, orderBy: orderBy, descending: descending, limit: limit, offset: offset)
         return try _fetch(type, sql: sql, arguments, table: table)
     }
 

@@ -47,6 +47,8 @@ final class _Table: @unchecked Sendable {
     let quotedName: String
     let insertSQL: String
     let selectSQL: String
+    /// Every column, id first, as a SELECT lists them.
+    let selectColumns: String
     let selectByIDSQL: String
     private let columnByProperty: [Int: ColumnDefinition]
     /// The position in `columns` of each property's column, by property index (nil: transient).
@@ -70,7 +72,8 @@ final class _Table: @unchecked Sendable {
         let quotedColumns = definition.columns.map { _quote($0.name) }
         let placeholders = Array(repeating: "?", count: quotedColumns.count).joined(separator: ", ")
         self.insertSQL = "INSERT INTO \(quotedName) (\(quotedColumns.joined(separator: ", "))) VALUES (\(placeholders))"
-        self.selectSQL = "SELECT id\(quotedColumns.isEmpty ? "" : ", ")\(quotedColumns.joined(separator: ", ")) FROM \(quotedName)"
+        self.selectColumns = "id" + quotedColumns.map { ", " + $0 }.joined()
+        self.selectSQL = "SELECT \(selectColumns) FROM \(quotedName)"
         self.selectByIDSQL = selectSQL + " WHERE id = ?"
         var byProperty: [Int: ColumnDefinition] = [:]
         var positions = [Int?](repeating: nil, count: propertyNames.count)
@@ -94,21 +97,34 @@ final class _Table: @unchecked Sendable {
         index < positionByProperty.count && positionByProperty[index] != nil
     }
 
-    /// `SELECT` of the given columns (every column when nil) of the rows matching `condition`,
-    /// ordered by property `orderBy` (then by id), or by id.
-    func querySQL(columns: String?, where condition: String?, orderBy: Int?, descending: Bool) throws(StoreError) -> String {
-        var sql = columns.map { "SELECT \($0) FROM \(quotedName)" } ?? selectSQL
-        if let condition { sql += " WHERE \(condition)" }
+    /// `SELECT` of the given columns (every column, id first, when nil) of the rows matching
+    /// `condition`, ordered by property `orderBy` (then by id), or by id, and paged.
+    func querySQL(
+        columns: String?,
+        where condition: String?,
+        orderBy: Int?,
+        descending: Bool,
+        limit: Int? = nil,
+        offset: Int? = nil
+    ) throws(StoreError) -> String {
+        var orderColumn: String?
         if let orderBy {
             guard let column = column(forProperty: orderBy) else {
                 let name = orderBy < propertyNames.count ? propertyNames[orderBy] : "#\(orderBy)"
                 throw .mapping(.unsupportedType(model: definition.modelName, property: name, type: "(not persisted)"))
             }
-            sql += " ORDER BY \(_quote(column.name))\(descending ? " DESC" : ""), id"
-        } else {
-            sql += " ORDER BY id"
+            orderColumn = Store.dialect.quote(column.name)
         }
-        return sql
+        return Store.dialect.select(
+            columns ?? selectColumns, from: quotedName, where: condition, orderBy: orderColumn, descending: descending,
+            limit: limit, offset: offset)
+    }
+
+    /// The WHERE clause of a typed condition, with its bound values.
+    func render<M>(_ condition: Condition<M>) throws(StoreError) -> (sql: String, arguments: [SQLiteValue]) {
+        var arguments: [SQLiteValue] = []
+        let sql = try Store.dialect.render(condition, column: { self.column(forProperty: $0)?.name }, arguments: &arguments)
+        return (sql, arguments)
     }
 
     func column(forProperty index: Int) -> ColumnDefinition? { columnByProperty[index] }
@@ -201,6 +217,6 @@ final class _Table: @unchecked Sendable {
 }
 
 func _quote(_ identifier: String) -> String {
-    "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    Store.dialect.quote(identifier)
 }
 

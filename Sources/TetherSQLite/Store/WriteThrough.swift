@@ -156,7 +156,7 @@ extension Store {
     }
 
     func scheduleRetry() {
-        let delay = state.retryDelay.map { min($0 * 2, .seconds(5)) } ?? .milliseconds(50)
+        let delay = state.retryDelay.map { Swift.min($0 * 2, .seconds(5)) } ?? .milliseconds(50)
         state.retryDelay = delay
         scheduleCommit(after: delay)
     }
