@@ -231,7 +231,7 @@ struct BulkInsertTests {
         let tickets = makeTickets(many)
         tickets[many / 2].title = ""                                 // the existing row's title
         let violation = #expect(throws: StoreError.self) { try store.insert(contentsOf: tickets) }
-        #expect(violation?.sqliteError?.isConstraint == true)
+        #expect(violation == .invalid(ValidationError(model: "Ticket", id: nil, failures: [.init(property: "title", rule: "UNIQUE")])))
         #expect(tickets.allSatisfy { $0.persistentID == nil })
         #expect(try other.scalar("SELECT count(*) FROM Ticket", as: Int.self) == 1, "nothing inserted")
         #expect(try highWater(other) == before, "nothing logged")

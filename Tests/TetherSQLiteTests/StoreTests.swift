@@ -325,7 +325,7 @@ struct StoreFaultTests {
         try fixture.another().execute("CREATE UNIQUE INDEX unique_title ON Ticket(title)")
         second.title = "a"
         let error = #expect(throws: StoreError.self) { try store.flush() }
-        #expect(error?.sqliteError?.isConstraint == true)
+        #expect(error == .invalid(ValidationError(model: "Ticket", id: second.persistentID, failures: [.init(property: "title", rule: "UNIQUE")])))
         #expect(second.title == "a")
         second.title = "b"                                  // the user fixes it
         try store.flush()

@@ -262,6 +262,7 @@ public final class Store {
                 definition: definition,
                 columns: definition.columns.map { _ColumnIO.make(properties[$0.propertyIndex], column: $0) },
                 propertyNames: properties.map(\.name),
+                validates: M.self is any Validating.Type,
                 box: box)
             let tracker = self.tracker
             let file = self.file
@@ -297,9 +298,19 @@ public final class Store {
     }
 
     /// Inserts several models in one transaction.
+    ///
+    /// A model that breaks its rules (`Validating`) is not inserted, nor are the others: the
+    /// call throws `StoreError.invalid`, naming the model, the property and the rule, as it
+    /// does for a database constraint the rows break (UNIQUE, CHECK, NOT NULL, a foreign key).
     public func insert<M: PersistentModel>(contentsOf models: [M]) throws(StoreError) {
         try checkWritable()
         let table = try table(for: M.self)
+        if M.self is any Validating.Type {
+            for model in models where model.persistentID == nil {
+                let failures = validationFailures(of: model)
+                if !failures.isEmpty { throw .invalid(ValidationError(model: M._$schema.name, id: nil, failures: failures)) }
+            }
+        }
         // The work is done without generics (nothing looks up generic type metadata per
         // model). A reference to an `M` and an `AnyObject` are both one strong pointer to the
         // object: the buffer can be seen as either.
@@ -307,6 +318,8 @@ public final class Store {
             try models.withUnsafeBufferPointer { buffer in
                 try buffer.withMemoryRebound(to: AnyObject.self) { objects in try insert(objects, table: table) }
             }
+        } catch let error as SQLiteError where error.code.primary == .constraint {
+            throw .invalid(Self.constraintFailure(error, table: table, id: nil))
         } catch {
             throw StoreError.wrap(error)
         }

@@ -21,6 +21,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The store was opened with `readOnly: true`: a change to one of its models is not written,
     /// and `insert`, `delete` and `update` are refused.
     case readOnly(path: String)
+    /// A change breaks a rule (the model's own, see `Validating`, or a constraint of the
+    /// database): it was not written; it stays pending, and the model keeps it.
+    case invalid(ValidationError)
 
     /// The SQLite error, if this is one.
     public var sqliteError: SQLiteError? {
@@ -39,6 +42,7 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
         case .fileLost(let path):
             return "the database file \(path) was deleted or replaced while open; changes are kept in memory and not written"
         case .readOnly(let path): return "the store of \(path) was opened read-only; the change was not written"
+        case .invalid(let error): return "not written, invalid: \(error)"
         }
     }
 

@@ -6,6 +6,11 @@ final class _StoreState {
     var tablesByName: [String: _Table] = [:]
     var identity = _IdentityMap()
     var dirty: [ObjectIdentifier: _DirtyRow] = [:]
+    /// Pending rows a database constraint refused, kept back until their model changes again.
+    var rejected: [ObjectIdentifier: ValidationError] = [:]
+    /// What was last reported on `errors` for a row kept back (each new set of failures is
+    /// reported once).
+    var reportedInvalid: [ObjectIdentifier: ValidationError] = [:]
     var dirtyOrder: [ObjectIdentifier] = []
     /// The rows of the batches whose commit is under way, by batch number.
     var inFlight: [Int: [_TakenRow]] = [:]

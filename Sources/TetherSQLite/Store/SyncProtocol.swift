@@ -11,7 +11,8 @@ enum _SyncEvent: Sendable {
     /// A look at the change log (by the watcher, by `refresh()`, after an insert or a delete).
     case changes(_ChangeSet)
     /// A write-through batch was committed; `changes` is the look at the log that followed.
-    case committed(batch: Int, changes: _ChangeSet)
+    /// `rejected`: rows left out because they broke a constraint of the database.
+    case committed(batch: Int, changes: _ChangeSet, rejected: [_Rejected])
     /// A write-through batch failed and was rolled back: its rows are pending again.
     case failed(batch: Int, error: StoreError)
     /// A look at the log failed.
@@ -165,14 +166,18 @@ extension Store {
         switch item.event {
         case .changes(let set):
             apply(set, stamp: item.stamp)
-        case .committed(let batch, let set):
+        case .committed(let batch, let set, let rejected):
             // The batch is over; but the changes its commit found came before the commit, which
             // overwrote them: they are applied as if the batch's columns were still in flight.
             // (Finished first, so that events after this one, applied by an observer that
             // flushes in the middle of this one, see the batch as committed.)
-            let rows = state.inFlight.removeValue(forKey: batch) ?? []
+            var rows = state.inFlight.removeValue(forKey: batch) ?? []
             state.retryDelay = nil
             state.fileLostReported = false
+            if !rejected.isEmpty {
+                reject(rejected, of: rows)
+                rows.removeAll { taken in rejected.contains { $0.key == taken.row.key } }
+            }
             apply(set, stamp: item.stamp, committed: rows)
         case .failed(let batch, let error):
             restore(batch)

@@ -47,6 +47,9 @@ final class _Table: @unchecked Sendable {
     let quotedName: String
     let insertSQL: String
     let selectSQL: String
+    /// Whether the model type declares rules (`Validating`): only then is a row validated before
+    /// it is written.
+    let validates: Bool
     /// Every column, id first, as a SELECT lists them.
     let selectColumns: String
     let selectByIDSQL: String
@@ -61,7 +64,8 @@ final class _Table: @unchecked Sendable {
 
     init(makeModel: @escaping () -> (AnyObject, Unmanaged<ModelRegistrar>),
          registrarOf: @escaping (AnyObject) -> Unmanaged<ModelRegistrar>,
-         definition: TableDefinition, columns: [_ColumnIO], propertyNames: [String], box: _StoreBox) {
+         definition: TableDefinition, columns: [_ColumnIO], propertyNames: [String], validates: Bool, box: _StoreBox) {
+        self.validates = validates
         self.makeModel = makeModel
         self.registrarOf = registrarOf
         self.definition = definition

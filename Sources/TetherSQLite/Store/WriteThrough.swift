@@ -48,6 +48,8 @@ extension Store {
             state.dirtyOrder.append(object)
         }
         state.dirty[object]!.columns.insert(column)
+        // A row a constraint refused may be fine now: it is tried again.
+        if !state.rejected.isEmpty { state.rejected[object] = nil }
         scheduleCommit()
     }
 
@@ -94,10 +96,23 @@ extension Store {
         // committed too, a few rounds at most (observers that keep changing models in reaction
         // to their own changes are not waited for).
         var rounds = 0
-        while !state.dirty.isEmpty, rounds < 4 {
+        while state.dirty.contains(where: { invalidity(of: $0.key, $0.value) == nil }), rounds < 4 {
             try commitPending(synchronously: true)
             rounds += 1
         }
+        // Rows kept back because they break a rule: not written, and not silently.
+        if let invalid = state.dirtyOrder.lazy.compactMap({ object in self.state.dirty[object].flatMap { self.invalidity(of: object, $0) } }).first {
+            throw .invalid(invalid)
+        }
+    }
+
+    /// Why `row` may not be written now: a constraint refused it (and its model has not changed
+    /// since), or it breaks one of its model's rules.
+    func invalidity(of object: ObjectIdentifier, _ row: _DirtyRow) -> ValidationError? {
+        if !state.rejected.isEmpty, let rejected = state.rejected[object] { return rejected }
+        guard row.table.validates else { return nil }
+        let failures = validationFailures(of: row.model)
+        return failures.isEmpty ? nil : ValidationError(model: row.table.definition.modelName, id: row.key.id, failures: failures)
     }
 
     /// The number of rows with changes not yet committed: pending, or in a commit that has not
@@ -125,14 +140,22 @@ extension Store {
         let updates = batch.updates
         let work: @Sendable (Connection) -> StoreError? = { connection in
             do {
-                let changes = try file.write(connection) {
-                    try tracker.write(connection, {
-                        for update in updates {
-                            try connection.execute(update.sql, update.arguments)
-                        }
-                    }, rows: { updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } }).1
+                let changes: _ChangeSet
+                var rejected: [_Rejected] = []
+                do {
+                    changes = try file.write(connection) {
+                        try tracker.write(connection, {
+                            for update in updates {
+                                try connection.execute(update.sql, update.arguments)
+                            }
+                        }, rows: { updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } }).1
+                    }
+                } catch let error as SQLiteError where error.code.primary == .constraint {
+                    // A row breaks a constraint of the database: the batch was rolled back.
+                    // Write it again, each row in a savepoint, leaving out the rows that break one.
+                    (rejected, changes) = try Self.writeSkippingRejected(updates, connection, tracker: tracker, file: file)
                 }
-                inbox.push(.committed(batch: number, changes: changes))
+                inbox.push(.committed(batch: number, changes: changes, rejected: rejected))
                 return nil
             } catch {
                 let storeError = StoreError.wrap(error)
@@ -166,8 +189,16 @@ extension Store {
     func takeBatch() -> _Batch {
         var updates: [_Update] = []
         var taken: [(ObjectIdentifier, _DirtyRow)] = []
+        // Rows that break their rules stay pending, unwritten.
+        var keptBack: [(ObjectIdentifier, _DirtyRow)] = []
         for object in state.dirtyOrder {
             guard let row = state.dirty[object] else { continue }
+            if let invalid = invalidity(of: object, row) {
+                keptBack.append((object, row))
+                report(invalid, for: object)
+                continue
+            }
+            state.reportedInvalid[object] = nil
             taken.append((object, row))
             let model = row.model
             let columns = row.columns.sorted()
@@ -187,8 +218,8 @@ extension Store {
             arguments.append(.integer(row.key.id))
             updates.append(_Update(key: row.key, sql: row.table.updateSQL(columns: names), arguments: arguments))
         }
-        state.dirty = [:]
-        state.dirtyOrder = []
+        state.dirty = Dictionary(uniqueKeysWithValues: keptBack)
+        state.dirtyOrder = keptBack.map(\.0)
         let batch = _Batch(number: state.nextBatch, updates: updates, rows: taken.map { _TakenRow(object: $0.0, row: $0.1) })
         state.nextBatch += 1
         if !batch.rows.isEmpty { state.inFlight[batch.number] = batch.rows }
@@ -209,6 +240,62 @@ extension Store {
         }
         for taken in committed { columns[taken.object, default: []].formUnion(taken.row.columns) }
         return columns
+    }
+
+    /// Reports on `errors` that `object`'s pending change breaks a rule, unless the same
+    /// failures were reported last time.
+    func report(_ error: ValidationError, for object: ObjectIdentifier) {
+        guard state.reportedInvalid[object] != error else { return }
+        state.reportedInvalid[object] = error
+        errorSubject.sendNext(.invalid(error))
+    }
+
+    /// Writes `updates` in one transaction, each in a savepoint; an update that breaks a
+    /// constraint is rolled back to its savepoint and left out. Returns what was left out, and
+    /// the look at the log after the commit.
+    static func writeSkippingRejected(
+        _ updates: [_Update], _ connection: Connection, tracker: _ChangeTracker, file: _StoreFile
+    ) throws -> ([_Rejected], _ChangeSet) {
+        var rejected: [_Rejected] = []
+        let changes = try file.write(connection) {
+            try tracker.write(connection, { () throws -> Set<_RowKey> in
+                var left: Set<_RowKey> = []
+                for update in updates {
+                    try connection.execute("SAVEPOINT tether_row")
+                    do {
+                        try connection.execute(update.sql, update.arguments)
+                    } catch let error as SQLiteError where error.code.primary == .constraint {
+                        try connection.execute("ROLLBACK TO tether_row")
+                        rejected.append(_Rejected(key: update.key, error: error))
+                        left.insert(update.key)
+                    }
+                    try connection.execute("RELEASE tether_row")
+                }
+                return left
+            }, rows: { left in
+                updates.lazy.filter { !left.contains($0.key) }.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) }
+            }).1
+        }
+        return (rejected, changes)
+    }
+
+    /// The rows of committed batch `number` that a constraint refused: back among the pending
+    /// changes, marked invalid (reported on `errors`), and no longer in flight.
+    func reject(_ rejected: [_Rejected], of rows: [_TakenRow]) {
+        for refusal in rejected {
+            guard let taken = rows.first(where: { $0.row.key == refusal.key }),
+                  state.identity[taken.row.key] != nil else { continue }
+            if var existing = state.dirty[taken.object] {
+                existing.columns.formUnion(taken.row.columns)
+                state.dirty[taken.object] = existing
+            } else {
+                state.dirty[taken.object] = taken.row
+                state.dirtyOrder.append(taken.object)
+            }
+            let error = Self.constraintFailure(refusal.error, table: taken.row.table, id: taken.row.key.id)
+            state.rejected[taken.object] = error
+            report(error, for: taken.object)
+        }
     }
 
     /// Puts the rows of failed batch `number` back among the pending changes (newer changes to
@@ -295,3 +382,9 @@ struct _Batch {
     let rows: [_TakenRow]
 }
 
+
+/// A row of a batch that a database constraint refused.
+struct _Rejected: Sendable {
+    let key: _RowKey
+    let error: SQLiteError
+}
