@@ -2,10 +2,11 @@ import Foundation
 import Testing
 @testable import TetherSQLite
 
-/// The sync protocol's guarantees (docs/PERSISTENCE.md, "The sync protocol"), each tried with the
-/// interleaving that used to break it: a commit in flight when `flush()` is called, a reload
-/// read before a local commit and applied after it, a row loaded between the watcher's look
-/// and the store's next turn, `refresh()` after the watcher has read a change.
+/// The sync protocol's guarantees (Sources/TetherSQLite/TetherSQLite.docc/Persistence.md, "The
+/// sync protocol"), each tried with the interleaving that used to break it: a commit in flight
+/// when `flush()` is called, a reload read before a local commit and applied after it, a row
+/// loaded between the watcher's look and the store's next turn, `refresh()` after the watcher
+/// has read a change.
 @Suite("Store: the sync protocol")
 struct SyncProtocolTests {
     /// Reads the log the way the watcher thread does: on the writer queue, leaving what it found

@@ -1,7 +1,8 @@
 import Foundation
 
 // Write-through: changes to stored models recorded as they happen and committed in batches, one
-// transaction per turn of the store's scheduler (docs/PERSISTENCE.md, "Write-through timing").
+// transaction per turn of the store's scheduler (Sources/TetherSQLite/TetherSQLite.docc/
+// Persistence.md, "Write-through timing").
 
 extension Store {
     // MARK: Write-through
