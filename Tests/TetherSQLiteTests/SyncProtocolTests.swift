@@ -148,7 +148,7 @@ struct SyncProtocolTests {
         try child.run()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         child.waitUntilExit()
-        #expect(text.contains("Tether: at exit, 2 changed rows (Ticket 1: points; Ticket 2: points) could not be written to \(fixture.path)"), "\(text)")
+        #expect(text.contains(" error tether.store: [TetherSQLite] at exit, 2 changed rows (Ticket 1: points; Ticket 2: points) could not be written to \(fixture.path)"), "\(text)")
         #expect(text.contains("SQLITE_BUSY"), "\(text)")
     }
 
