@@ -17,6 +17,11 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
+        // Diagnostics (a binding that ended, changes that could not be written) go through
+        // swift-log, so an app routes them where it routes its own logs.
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // `swift package generate-documentation`: the DocC catalogs in Sources/*/*.docc.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .target(name: "TetherSignals", dependencies: ["CTetherThread"]),
@@ -32,18 +37,25 @@ let package = Package(
         // What C gives the Swift code about the calling thread: the thread-local words Tether's
         // dependency tracking finds each thread's state in, and which actor's executor runs it.
         .target(name: "CTetherThread"),
-        .target(name: "Tether", dependencies: ["TetherSignals", "TetherMacros", "CTetherThread"]),
+        .target(
+            name: "Tether",
+            dependencies: ["TetherSignals", "TetherMacros", "CTetherThread", .product(name: "Logging", package: "swift-log")]
+        ),
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "TetherSQLite", dependencies: ["Tether", "CSQLite"]),
+        .target(name: "TetherSQLite", dependencies: ["Tether", "CSQLite", .product(name: "Logging", package: "swift-log")]),
         .target(name: "TetherTerminal", dependencies: ["Tether"]),
         .executableTarget(name: "calculator", dependencies: ["Tether"], path: "Samples/Calculator"),
         // The invoice form (the README's main command): the model, the app and its keys in a
         // library, so unit tests can drive them; the executable only parses flags and runs it.
-        .target(name: "InvoiceKit", dependencies: ["TetherSQLite", "TetherTerminal"], path: "Samples/InvoiceKit"),
+        .target(
+            name: "InvoiceKit",
+            dependencies: ["TetherSQLite", "TetherTerminal", .product(name: "Logging", package: "swift-log")],
+            path: "Samples/InvoiceKit"
+        ),
         .executableTarget(name: "invoices", dependencies: ["InvoiceKit"], path: "Samples/Invoices"),
         .testTarget(name: "TetherSignalsTests", dependencies: ["TetherSignals", "TetherTestSupport"]),
         .testTarget(
@@ -53,7 +65,10 @@ let package = Package(
                 .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
             ]
         ),
-        .testTarget(name: "TetherTests", dependencies: ["Tether", "TetherTestSupport"]),
+        .testTarget(
+            name: "TetherTests",
+            dependencies: ["Tether", "TetherTestSupport", .product(name: "InMemoryLogging", package: "swift-log")]
+        ),
         // A child process the persistence tests start, kill and watch.
         .executableTarget(name: "store-child", dependencies: ["TetherSQLite"], path: "Tests/StoreChild"),
         // The torture test: seeded multi-process runs with faults and kills, and their checker.
@@ -62,9 +77,15 @@ let package = Package(
         // executor that moves an actor between threads).
         .target(name: "TetherTestSupport", path: "Tests/TestSupport"),
         // InvoiceKit: schema/003_invoice.sql is the sample's Invoice table, checked against it.
-        .testTarget(name: "TetherSQLiteTests", dependencies: ["TetherSQLite", "CSQLite", "store-child", "tether-torture", "TetherTestSupport", "InvoiceKit"]),
+        .testTarget(
+            name: "TetherSQLiteTests",
+            dependencies: [
+                "TetherSQLite", "CSQLite", "store-child", "tether-torture", "TetherTestSupport", "InvoiceKit",
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ]
+        ),
         .testTarget(name: "TetherTerminalTests", dependencies: ["TetherTerminal"]),
-        .testTarget(name: "InvoiceKitTests", dependencies: ["InvoiceKit"]),
+        .testTarget(name: "InvoiceKitTests", dependencies: ["InvoiceKit", .product(name: "Logging", package: "swift-log")]),
         // Drives the real `invoices` binary in tmux (a private tmux server per test).
         .testTarget(name: "InvoicesE2ETests", dependencies: ["invoices", "TetherSQLite"]),
     ],

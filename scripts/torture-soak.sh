@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The long soak of the torture test (docs/PERSISTENCE.md, "The torture test"): a release build
-# of tether-torture, then SEEDS seeds of OPERATIONS operations per worker, with kills and faults.
+# The long soak of the torture test (Sources/TetherSQLite/TetherSQLite.docc/Persistence.md,
+# "The torture test"): a release build of tether-torture, then SEEDS seeds of OPERATIONS
+# operations per worker, with kills and faults.
 #
 #   scripts/torture-soak.sh [FIRST_SEED] [SEEDS] [OPERATIONS] [WORKERS]
 #

@@ -7,11 +7,19 @@
 // (MainScheduler), and `Terminal.run` runs everything on the main actor, which the main
 // thread serves (see the end of this file). The app itself is in
 // InvoiceKit (Samples/InvoiceKit), where the unit tests drive it.
+//
+// Log messages (swift-log: Tether's `tether.binding` and `tether.store` loggers) go to standard
+// error, but are held while the form owns the terminal and written once it is restored, so they
+// never land in the middle of the form (`HeldStandardError`).
 
 import Foundation
 import InvoiceKit
+import Logging
 import TetherSQLite
 import TetherTerminal
+
+let logOutput = HeldStandardError()
+LoggingSystem.bootstrap(logOutput.handler)
 
 func fail(_ message: String, status: Int32) -> Never {
     FileHandle.standardError.write(Data("invoices: \(message)\n".utf8))
@@ -55,7 +63,13 @@ let app = InvoiceApp(store: store, invoices: invoiceList(store), title: path) {
 }
 Task { @MainActor in
     do {
+        logOutput.hold()
+        defer { logOutput.release() }   // `run` has restored the terminal by then
         try await terminal.run(render: { app.render($0) }, handle: { app.handle($0) })
+    } catch {
+        fail("\(error)", status: 1)
+    }
+    do {
         // Written, and the database is one self-contained file again (no -wal, no -shm).
         try store.close()
     } catch {

@@ -1,4 +1,4 @@
-import Foundation
+import Logging
 
 /// Why a binding ended without being disposed.
 public enum BindingError: Error, CustomStringConvertible, Sendable {
@@ -22,7 +22,14 @@ public enum BindingError: Error, CustomStringConvertible, Sendable {
 }
 
 /// Where binding failures go when a binding has no `onError` handler of its own: every failure is
-/// sent on `errors` and written to standard error. Nothing is swallowed silently.
+/// sent on `errors` and logged at `warning` level by the swift-log logger labelled
+/// `tether.binding`. Nothing is swallowed silently.
+///
+/// A failure ends its binding, so each binding logs at most once. `warning`, not `debug`: the
+/// model no longer follows the signal, which is a bug to fix, and an app that never bootstraps
+/// `LoggingSystem` gets swift-log's default handler (standard error, `info` and above), so the
+/// message reaches the developer without any set-up. An app that wants it elsewhere, or not at
+/// all, routes or filters the `tether.binding` label in its logging bootstrap.
 ///
 /// ```swift
 /// BindingDiagnostics.errors.subscribe(next: { showBanner($0.description) })
@@ -33,10 +40,10 @@ public enum BindingDiagnostics {
     /// Every binding failure reported without an `onError` handler.
     public static var errors: Signal<BindingError, Never> { subject.signal }
 
-    /// Reports a failure: sends it on `errors` and writes it to standard error.
+    /// Reports a failure: sends it on `errors` and logs it (`tether.binding`, `warning`).
     public static func report(_ error: BindingError) {
         subject.sendNext(error)
-        FileHandle.standardError.write(Data("Tether: \(error.description)\n".utf8))
+        TetherLogger.logger(TetherLogger.bindingLabel).warning("\(error.description)")
     }
 }
 

@@ -2,10 +2,11 @@ import Foundation
 import Testing
 @testable import TetherSQLite
 
-/// The sync protocol's guarantees (docs/PERSISTENCE.md, "The sync protocol"), each tried with the
-/// interleaving that used to break it: a commit in flight when `flush()` is called, a reload
-/// read before a local commit and applied after it, a row loaded between the watcher's look
-/// and the store's next turn, `refresh()` after the watcher has read a change.
+/// The sync protocol's guarantees (Sources/TetherSQLite/TetherSQLite.docc/Persistence.md, "The
+/// sync protocol"), each tried with the interleaving that used to break it: a commit in flight
+/// when `flush()` is called, a reload read before a local commit and applied after it, a row
+/// loaded between the watcher's look and the store's next turn, `refresh()` after the watcher
+/// has read a change.
 @Suite("Store: the sync protocol")
 struct SyncProtocolTests {
     /// Reads the log the way the watcher thread does: on the writer queue, leaving what it found
@@ -147,7 +148,7 @@ struct SyncProtocolTests {
         try child.run()
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         child.waitUntilExit()
-        #expect(text.contains("Tether: at exit, 2 changed rows (Ticket 1: points; Ticket 2: points) could not be written to \(fixture.path)"), "\(text)")
+        #expect(text.contains(" error tether.store: [TetherSQLite] at exit, 2 changed rows (Ticket 1: points; Ticket 2: points) could not be written to \(fixture.path)"), "\(text)")
         #expect(text.contains("SQLITE_BUSY"), "\(text)")
     }
 

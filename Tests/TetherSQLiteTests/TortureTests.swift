@@ -1,11 +1,12 @@
 import Foundation
 import Testing
 
-/// The torture test (docs/PERSISTENCE.md, "The torture test"), short: a few seeds of several
-/// worker processes writing one file through stores, with the sqlite3 shell as one more writer,
-/// another program holding the write lock past the busy timeout, a full disk for a moment, and
-/// workers killed with SIGKILL; then the checker's invariants. The long soak runs the same
-/// executable with more seeds and operations (scripts/torture-soak.sh).
+/// The torture test (Sources/TetherSQLite/TetherSQLite.docc/Persistence.md, "The torture
+/// test"), short: a few seeds of several worker processes writing one file through stores, with
+/// the sqlite3 shell as one more writer, another program holding the write lock past the busy
+/// timeout, a full disk for a moment, and workers killed with SIGKILL; then the checker's
+/// invariants. The long soak runs the same executable with more seeds and operations
+/// (scripts/torture-soak.sh).
 @Suite("Store: the torture test")
 struct TortureTests {
     @Test("seeded multi-process runs with faults and kills keep every invariant", arguments: [1, 2, 3] as [UInt64])

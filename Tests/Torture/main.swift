@@ -1,6 +1,6 @@
 // The torture test: randomized, seeded runs of several processes writing one SQLite file through
 // Tether stores, with faults and kills, then a check of the sync protocol's invariants
-// (docs/PERSISTENCE.md, "The torture test").
+// (Sources/TetherSQLite/TetherSQLite.docc/Persistence.md, "The torture test").
 //
 //   tether-torture run [--seed S] [--seeds A...B] [--workers K] [--operations N] [--rows R]
 //                      [--busy MS] [--no-kills] [--no-faults] [--no-shell] [--keep DIR]

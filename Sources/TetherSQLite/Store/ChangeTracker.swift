@@ -20,7 +20,7 @@ public struct StoreChange: Hashable, Sendable, CustomStringConvertible {
     /// The position in the database's change log (`tether_changes.seq`) of the entry that
     /// recorded the change: changes are reported in this order, which is the order they were
     /// committed in. One entry may record many rows (a store's insert of many rows logs one
-    /// entry per range of consecutive ids, see docs/PERSISTENCE.md): its changes share its
+    /// entry per range of consecutive ids, see <doc:Persistence>): its changes share its
     /// sequence number and are reported one per row, in id order. So (`sequence`, `table`,
     /// `rowID`) tells changes apart, `sequence` alone may not.
     public let sequence: Int64

@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 
 // Read-modify-write without lost updates: a closure runs on the store's thread while the store's
-// connection holds the database's write lock (docs/PERSISTENCE.md, "Read-modify-write").
+// connection holds the database's write lock (Sources/TetherSQLite/TetherSQLite.docc/
+// Persistence.md, "Read-modify-write").
 
 extension Store {
     /// Changes `model` starting from its row's current committed values, inside one write

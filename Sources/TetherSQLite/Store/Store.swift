@@ -35,7 +35,7 @@ extension Model {
 /// ```
 ///
 /// **Threads.** The store, like its models, belongs to the thread that created it (see
-/// docs/PERSISTENCE.md): call it there. Its connection lives on its own serial queue; what
+/// <doc:Persistence>): call it there. Its connection lives on its own serial queue; what
 /// crosses between the two are `Sendable` snapshots of values (but `insert` binds new rows
 /// straight from the models while their thread waits for the queue).
 ///
@@ -100,11 +100,13 @@ public final class Store {
     /// extended on first use.
     ///
     /// - Parameters:
+    ///   - path: the database file, created if missing (unless `readOnly`).
     ///   - scheduler: where the models live; pending changes are committed at the end of its turn
     ///     (`MainScheduler.shared` for an app whose models live on the main thread).
+    ///   - migrator: the migrations to apply; `nil` applies Tether's own only (see above).
     ///   - busyTimeout: how long a write waits for another connection's lock.
     ///   - watchesExternalChanges: whether to notice changes made by other connections and
-    ///     processes by itself (see docs/PERSISTENCE.md, "Changes made elsewhere"). Without it,
+    ///     processes by itself (see <doc:Persistence>, "Changes made elsewhere"). Without it,
     ///     `refresh()` looks for them when called.
     ///   - readOnly: open the database read-only, on purpose: the store reads, loads, fetches
     ///     and follows changes made elsewhere, but writes nothing (`insert`, `delete` and
@@ -117,7 +119,7 @@ public final class Store {
     /// fail with `SQLITE_READONLY`, reported on `errors`, and the changes stay pending; the
     /// connection is opened again before the next try, so they are written once the file is
     /// writable. When it opens read-write, the store gives a leftover `-wal` or `-shm` that the
-    /// process owns but may not write the database file's permissions (see docs/PERSISTENCE.md,
+    /// process owns but may not write the database file's permissions (see <doc:Persistence>,
     /// "Read-only files").
     ///
     /// ```swift

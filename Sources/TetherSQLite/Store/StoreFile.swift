@@ -13,7 +13,7 @@ import Glibc
 /// never into the file now at the path. So the store checks, with one `stat(2)`, before each
 /// write (a write-through commit, an insert, a delete, an update, a table created), and its
 /// watcher thread checks whenever the directory changes and once a second (see
-/// docs/PERSISTENCE.md, "Faults").
+/// Sources/TetherSQLite/TetherSQLite.docc/Persistence.md, "Faults").
 ///
 /// **Read-only.** SQLite opens a file the process may not write read-only, without a word. A
 /// write that fails with any `SQLITE_READONLY` code makes the next write open the connection

@@ -1,10 +1,10 @@
 import Foundation
 import Synchronization
 
-// The sync protocol (docs/PERSISTENCE.md, "The sync protocol"): what the store's connection did
-// and read on the writer queue reaches the store's thread in the order it happened there, and is
-// applied in that order; changes committed elsewhere reach the live models, the live queries and
-// the `committedChanges` feed.
+// The sync protocol (Sources/TetherSQLite/TetherSQLite.docc/Persistence.md, "The sync
+// protocol"): what the store's connection did and read on the writer queue reaches the store's
+// thread in the order it happened there, and is applied in that order; changes committed
+// elsewhere reach the live models, the live queries and the `committedChanges` feed.
 
 /// Something the writer queue did or read, for the store's thread to apply.
 enum _SyncEvent: Sendable {
@@ -260,7 +260,8 @@ extension Store {
 
     /// Sets the model's properties whose column holds a different value, except those with a
     /// local change not yet committed (pending or in flight): the local change wins, and is
-    /// written after (see docs/PERSISTENCE.md, "Conflicts"). The sets are not written back.
+    /// written after (see Sources/TetherSQLite/TetherSQLite.docc/Persistence.md, "Conflicts").
+    /// The sets are not written back.
     private func reloadRow(_ model: any Model, table: _Table, values: [SQLiteValue], inFlight: [ObjectIdentifier: Set<Int>]) {
         let object = ObjectIdentifier(model)
         let dirty = state.dirty[object]?.columns

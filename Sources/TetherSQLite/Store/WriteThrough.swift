@@ -1,7 +1,9 @@
 import Foundation
+import Logging
 
 // Write-through: changes to stored models recorded as they happen and committed in batches, one
-// transaction per turn of the store's scheduler (docs/PERSISTENCE.md, "Write-through timing").
+// transaction per turn of the store's scheduler (Sources/TetherSQLite/TetherSQLite.docc/
+// Persistence.md, "Write-through timing").
 
 extension Store {
     // MARK: Write-through
@@ -316,8 +318,8 @@ extension Store {
     }
 
     /// Commits the pending changes of every open store and closes it (called at normal process
-    /// exit); what cannot be committed is named on standard error, and the store is closed all
-    /// the same.
+    /// exit); what cannot be committed is logged as an error (`flushOrReport`), and the store is
+    /// closed all the same.
     static func flushAllAtExit() {
         for store in _StoreRegistry.shared.all() {
             store.flushOrReport(when: "at exit")
@@ -325,15 +327,18 @@ extension Store {
         }
     }
 
-    /// Flushes; if that fails, names on standard error what is lost (the store is going away:
-    /// nobody else can be told).
+    /// Flushes; if that fails, logs what is lost at `error` level on the `tether.store` logger
+    /// (the store is going away: nobody can be told through `errors` or a throw any more). An app
+    /// that never bootstraps swift-log's `LoggingSystem` gets its default handler, which writes
+    /// `error` messages to standard error, so the user is told without any set-up.
     func flushOrReport(when: String) {
         do {
             try flush()
         } catch {
             guard pendingRowCount > 0 else { return }
-            let message = "Tether: \(when), \(unwrittenDescription()) could not be written to \(path): \(error)\n"
-            FileHandle.standardError.write(Data(message.utf8))
+            TetherLogger.logger(TetherLogger.storeLabel).error(
+                "\(when), \(unwrittenDescription()) could not be written to \(path): \(error)"
+            )
         }
     }
 
