@@ -175,6 +175,15 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
     for worker in workers.joined() { worker.process.waitUntilExit() }
 
     violations += check(path: path, workers: workers, shellAcknowledged: shellAcknowledged, rows: options.rows)
+    if options.keep {
+        // What each worker reported, one file per incarnation, to read a violation's history.
+        for (index, incarnations) in workers.enumerated() {
+            for (number, incarnation) in incarnations.enumerated() {
+                let log = incarnation.lines.value.joined(separator: "\n") + "\n"
+                try? log.write(toFile: "\(directory)/worker-\(index)-\(number).log", atomically: true, encoding: .utf8)
+            }
+        }
+    }
     let allLines = workers.joined().flatMap { $0.lines.value }
     func count(_ prefix: String) -> Int { allLines.filter { $0.hasPrefix(prefix) }.count }
     let faultsSeen = "read-only opens \(count("ro")), failed flushes \(count("e flush")), failed updates \(count("uf ") + count("tf ")), failed inserts \(count("e insert"))"
@@ -223,12 +232,17 @@ func check(path: String, workers: [[WorkerProcess]], shellAcknowledged: [Int64: 
     for incarnations in workers {
         guard let worker = incarnations.last else { continue }
         let name = "worker \(worker.index)"
-        let lines = incarnations.flatMap { $0.lines.value }
         var written: [Int64: Int] = [:]
         var acknowledged: [Int64: Int] = [:]
         var unacknowledged: [Int64: Int] = [:]
         var updating: Int64?
-        for line in lines {
+        // Incarnation by incarnation: what a killed incarnation wrote and never saw acknowledged
+        // died with it (it may or may not be in the file); the next one's "a" does not cover it.
+        for line in incarnations.flatMap({ incarnation in [nil] + incarnation.lines.value.map(Optional.some) }) {
+            guard let line else {
+                unacknowledged = [:]
+                continue
+            }
             let parts = line.split(separator: " ")
             guard let kind = parts.first else { continue }
             switch kind {
