@@ -37,3 +37,13 @@ bool tether_main_executor_is_current(void) {
     return pthread_equal(pthread_self(), main_thread)
         || swift_task_getCurrentExecutor().identity == swift_task_getMainExecutor().identity;
 }
+
+bool tether_owner_is_current_actor(uintptr_t owner) {
+    uintptr_t actor = owner & ~(uintptr_t)2;
+    uintptr_t current = swift_task_getCurrentExecutor().identity;
+    if (current != 0 && (current | 1) == actor) return true;
+    // The main actor also runs code outside any task: the main queue's and the run loop's
+    // callbacks on the main thread.
+    uintptr_t main = swift_task_getMainExecutor().identity | 1;
+    return actor == main && pthread_equal(pthread_self(), main_thread);
+}

@@ -20,4 +20,10 @@ uintptr_t tether_main_executor_identity(void);
 /// (where the main actor's jobs run, and the run loop's and main queue's callbacks).
 bool tether_main_executor_is_current(void);
 
+/// Whether the calling code runs on the actor whose owner word is `owner` (an executor identity
+/// with bit 0 set, and bit 1 set for a model of a global actor; see TetherSignals' `_Owner`).
+/// In C so that Swift code checking a model's owner makes no call the optimizer cannot see
+/// through (it would keep the model's registrar retained across it).
+bool tether_owner_is_current_actor(uintptr_t owner);
+
 #endif

@@ -5,6 +5,8 @@
 #ifndef TETHER_THREAD_H
 #define TETHER_THREAD_H
 
+#include <stdint.h>
+
 extern __thread void *_Nullable tether_tracking_state __attribute__((tls_model("initial-exec")));
 extern __thread void *_Nullable tether_recording __attribute__((tls_model("initial-exec")));
 extern __thread long tether_batch_depth __attribute__((tls_model("initial-exec")));
@@ -47,6 +49,13 @@ static inline long tether_transaction_depth_get(void) {
 
 static inline void tether_transaction_depth_set(long depth) {
     tether_transaction_depth = depth;
+}
+
+/// The calling thread's id: the address of one of its thread-local variables, unique among the
+/// threads alive, read without a call (where `pthread_self()` is a call through the PLT). It is
+/// 8-byte aligned, so its low bits are clear, as TetherSignals' `_Owner` words need.
+static inline uintptr_t tether_thread_id(void) {
+    return (uintptr_t)&tether_batch_depth;
 }
 
 /// How many subjects are delivering, on the calling thread, the completion they send because

@@ -1,20 +1,15 @@
-import CTetherThread
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+// Public: `isCurrent` and `_currentThreadID`, inlined into Tether's model code, call into it.
+public import CTetherThread
 
 /// Where a model belongs: its *owner*, one word a registrar keeps (see `ModelRegistrar`).
 ///
 /// - A model made outside any actor belongs to the **thread** that made it: the word is that
-///   thread's `pthread_self()`.
+///   thread's id (`_currentThreadID()`).
 /// - A model made in code that runs on an actor (an actor's method, a `@MainActor` function or
 ///   task, any global actor) belongs to **that actor**, whatever thread its executor runs it on
 ///   across suspension points: the word is the identity of the actor's serial executor, with
-///   the low bit set (executor identities and `pthread_t` values both point to memory aligned
-///   to 16 bytes, so their low bits are clear).
+///   the low bit set (executor identities point to objects aligned to 16 bytes, thread ids to
+///   variables aligned to 8: their two low bits are clear).
 /// - A model of a class isolated to a global actor belongs to that actor for good: its word
 ///   also has bit 1 set (`fixed`), and `adopt` leaves it alone.
 ///
@@ -31,20 +26,12 @@ public enum _Owner {
     /// The bit of an owner word that says the owner never changes (a global actor's model).
     public static let fixed: UInt = 2
 
-    /// Whether the calling code runs where `owner` says the model belongs.
+    /// Whether the calling code runs where `owner` says the model belongs: one inline compare
+    /// for a thread's model; a call into C for an actor's (a C function cannot release what
+    /// the caller holds, so the caller need not retain the model around it).
     @inlinable @inline(__always)
     public static func isCurrent(_ owner: UInt) -> Bool {
-        owner == _currentThreadID() || (owner & 1 != 0 && _isCurrentActor(owner))
-    }
-
-    /// The slow half of `isCurrent`, for a model that an actor owns.
-    @usableFromInline @inline(never)
-    static func _isCurrentActor(_ owner: UInt) -> Bool {
-        let owner = owner & ~fixed
-        if UInt(tether_current_executor_identity()) | 1 == owner { return true }
-        // The main actor also runs code outside any task: the main queue's and the run loop's
-        // callbacks on the main thread. The runtime's own rule decides.
-        return owner == mainActor && tether_main_executor_is_current()
+        owner == _currentThreadID() || (owner & 1 != 0 && tether_owner_is_current_actor(owner))
     }
 
     /// The owner word of `actor`: its executor's identity (for the main actor, `mainActor`).
@@ -64,13 +51,9 @@ public enum _Owner {
     }
 }
 
-/// The calling thread's id. Inlinable: an opaque call here would make callers keep what they
-/// are checking retained across it.
-@inlinable
+/// The calling thread's id (see `tether_thread_id`). Inlinable: an opaque call here would make
+/// callers keep what they are checking retained across it.
+@inlinable @inline(__always)
 public func _currentThreadID() -> UInt {
-    #if canImport(Glibc)
-    return UInt(pthread_self())
-    #else
-    return UInt(bitPattern: pthread_self())
-    #endif
+    UInt(tether_thread_id())
 }
