@@ -78,7 +78,9 @@ public struct TableDefinition: Sendable {
             }
             columns.append(
                 ColumnDefinition(
-                    name: property.name, propertyIndex: property.index, propertyName: property.name,
+                    name: codec.relationTarget == nil ? property.name : property.name + "_id",
+                    table: model,
+                    propertyIndex: property.index, propertyName: property.name,
                     valueTypeName: "\(property.valueType)", type: codec.columnType,
                     isNullable: codec.isNullable, defaultValue: defaultValue, codec: codec))
         }
@@ -109,7 +111,7 @@ public struct TableDefinition: Sendable {
     /// column without a usable default, a table without `id INTEGER PRIMARY KEY`, and a
     /// left-over NOT NULL column without DEFAULT (it would make every insert fail).
     public func migrationStatements(existing: [TableColumnInfo]) throws(SchemaMappingError) -> [String] {
-        guard !existing.isEmpty else { return [createTableSQL] }
+        guard !existing.isEmpty else { return [createTableSQL] + columns.compactMap(\.indexSQL) }
         func find(_ name: String) -> TableColumnInfo? {
             let folded = name.lowercased()
             return existing.first { $0.name.lowercased() == folded }
@@ -123,6 +125,7 @@ public struct TableDefinition: Sendable {
         for column in columns {
             guard let current = find(column.name) else {
                 statements.append("ALTER TABLE \(quoteIdentifier(tableName)) ADD COLUMN \(try column.addColumnSQL(model: modelName))")
+                if let index = column.indexSQL { statements.append(index) }
                 continue
             }
             let affinity = SQLiteColumnType.affinity(ofDeclaredType: current.declaredType)
@@ -165,8 +168,10 @@ public struct TableDefinition: Sendable {
 
 /// One column of a model's table: the property it stores and how.
 public struct ColumnDefinition: Sendable {
-    /// The column's name (the property's name).
+    /// The column's name: the property's name, with `_id` after it for a to-one relationship.
     public let name: String
+    /// The table's name.
+    let table: String
     /// The property's index in the model's schema (`ModelProperty.index`).
     public let propertyIndex: Int
     /// The property's name.
@@ -175,18 +180,30 @@ public struct ColumnDefinition: Sendable {
     public let valueTypeName: String
     /// The declared column type.
     public let type: SQLiteColumnType
+    /// For a to-one relationship (`var customer: Customer?`): the related model's table, whose
+    /// row id the column (`customer_id`) holds.
+    public var referencedTable: String? { codec.relationTarget.map { $0._tableName } }
     /// Whether the column accepts NULL (the property is optional).
     public let isNullable: Bool
     /// The column's DEFAULT, if it has one.
     public let defaultValue: SQLiteValue?
     let codec: ValueCodec
 
-    /// `customer TEXT NOT NULL DEFAULT ''`.
+    /// `customer TEXT NOT NULL DEFAULT ''`; for a to-one relationship
+    /// `customer_id INTEGER REFERENCES Customer(id) ON DELETE SET NULL`.
     public var sql: String {
         var text = "\(quoteIdentifier(name)) \(type.rawValue)"
         if !isNullable { text += " NOT NULL" }
         if let defaultValue { text += " DEFAULT \(defaultValue.sqlLiteral)" }
+        if let referencedTable { text += " REFERENCES \(quoteIdentifier(referencedTable))(id) ON DELETE SET NULL" }
         return text
+    }
+
+    /// The index a to-one relationship's column gets (finding an invoice's customer is by id;
+    /// finding a customer's invoices needs this), or nil for other columns.
+    var indexSQL: String? {
+        guard referencedTable != nil else { return nil }
+        return "CREATE INDEX IF NOT EXISTS \(quoteIdentifier(table + "_" + name)) ON \(quoteIdentifier(table))(\(quoteIdentifier(name)))"
     }
 
     /// The column for `ALTER TABLE … ADD COLUMN`: a NOT NULL column needs a DEFAULT there.

@@ -4,6 +4,8 @@ import Foundation
 /// layer's view of a property type that is only known at run time (`ModelProperty.valueType`).
 ///
 /// Found by ``ValueCodec/for(_:)`` in this order:
+/// 0. `Optional<M>` of a persistent model type: a to-one relationship, stored as the related
+///    row's id (an INTEGER column that references `M`'s table);
 /// 1. the type conforms to ``SQLiteConvertible`` (this includes optionals of conforming types);
 /// 2. `Optional<Wrapped>`: the codec of `Wrapped`, made nullable;
 /// 3. `RawRepresentable` with a raw value that has a codec (enums): stored as the raw value;
@@ -16,12 +18,22 @@ struct ValueCodec: Sendable {
     let isNullable: Bool
     /// How the value is stored, for messages: `SQLiteConvertible`, `raw value`, `JSON`.
     var storage: String { coder.storage }
+    /// For a to-one relationship: the related model type, whose row id the column holds.
+    let relationTarget: (any PersistentModel.Type)?
+    /// For a to-one relationship: the property's nil (an `Optional<M>.none` as `Any`).
+    var none: Any? { noneBox?.value }
+    private let noneBox: _NoneValue?
     private let coder: any _ValueCoder
 
-    private init(_ coder: some _ValueCoder, columnType: SQLiteColumnType, isNullable: Bool) {
+    private init(
+        _ coder: some _ValueCoder, columnType: SQLiteColumnType, isNullable: Bool,
+        relationTarget: (any PersistentModel.Type)? = nil, none: Any? = nil
+    ) {
         self.coder = coder
         self.columnType = columnType
         self.isNullable = isNullable
+        self.relationTarget = relationTarget
+        self.noneBox = none.map(_NoneValue.init)
     }
 
     /// Converts a value of the type (as `Any`) to an SQLite value.
@@ -31,6 +43,10 @@ struct ValueCodec: Sendable {
 
     /// The codec for `type`, or nil if values of `type` cannot be stored.
     static func `for`(_ type: Any.Type) -> ValueCodec? {
+        if let optional = type as? any _OptionalMarker.Type, let target = optional._wrappedType as? any PersistentModel.Type {
+            return ValueCodec(_RelationCoder(target: target), columnType: .integer, isNullable: true,
+                              relationTarget: target, none: optional._none)
+        }
         if let convertible = type as? any SQLiteConvertible.Type { return convertibleCodec(convertible) }
         if let optional = type as? any _OptionalMarker.Type { return optionalCodec(optional) }
         if let raw = type as? any RawRepresentable.Type, let codec = rawCodec(raw) { return codec }
@@ -87,6 +103,33 @@ private struct _OptionalCoder<T: _OptionalMarker>: _ValueCoder {
     func decode(_ value: SQLiteValue) throws(SQLiteError) -> Any {
         if case .null = value { return T._none }
         return try T._some(wrapped.decode(value))
+    }
+}
+
+/// An `Optional<M>.none`, as `Any`. Why `@unchecked Sendable` is safe: `.none` holds nothing,
+/// no reference and no state; it is only ever copied out.
+private struct _NoneValue: @unchecked Sendable {
+    let value: Any
+}
+
+/// A to-one relationship: the related model's row id. Decoding needs the store (the id becomes
+/// the live model of that row), which does it; this coder only reads the id.
+private struct _RelationCoder: _ValueCoder {
+    let target: any PersistentModel.Type
+    var storage: String { "row id of \(target)" }
+    func encode(_ value: Any) throws(SQLiteError) -> SQLiteValue {
+        guard let model = value as? any PersistentModel else { return .null }
+        guard let id = model.persistentID else {
+            throw .mismatch(expected: "a stored \(target)", found: "a \(target) that is not stored (insert it first)")
+        }
+        return .integer(id)
+    }
+    func decode(_ value: SQLiteValue) throws(SQLiteError) -> Any {
+        switch value {
+        case .null: return Int64?.none as Any
+        case .integer(let id): return Int64?.some(id) as Any
+        default: throw .mismatch(expected: "the row id of a \(target)", found: value.summary)
+        }
     }
 }
 

@@ -162,6 +162,16 @@ final class _ChangeTracker: Sendable {
     }
 
     /// The newest entry's sequence number (0 when the log is empty).
+    /// The rows the log recorded after entry `sequence`, in order (inside a transaction: what
+    /// its statements changed, including what foreign-key actions changed).
+    static func rows(after sequence: Int64, _ connection: Connection) throws(SQLiteError) -> [(String, Int64, StoreChange.Kind)] {
+        try connection.rows("SELECT tbl, row, kind FROM tether_changes WHERE seq > ? ORDER BY seq", [.integer(sequence)]).compactMap { row in
+            guard case .text(let table) = row.values[0], case .integer(let id) = row.values[1],
+                  case .integer(let kind) = row.values[2], let kind = StoreChange.Kind(rawValue: Int(kind)) else { return nil }
+            return (table, id, kind)
+        }
+    }
+
     static func highWater(_ connection: Connection) throws(SQLiteError) -> Int64 {
         try connection.scalar("SELECT max(seq) FROM tether_changes", as: Int64?.self).flatMap { $0 } ?? 0
     }

@@ -12,6 +12,11 @@ public protocol PersistentModel: Model {
     init()
 }
 
+extension PersistentModel {
+    /// The name of the model's table (the model type's name).
+    static var _tableName: String { _$schema.name }
+}
+
 extension Model {
     /// The row id of this model in the store it was inserted into or loaded from, or nil (also
     /// once its row was deleted).
@@ -283,6 +288,13 @@ public final class Store {
             }
             state.tables[key] = table
             state.tablesByName[table.name] = table
+            // The tables this one's relationships reference must exist before a row is written
+            // (SQLite checks a foreign key's parent table). Registered first: a cycle ends here.
+            for position in table.relationPositions {
+                guard let target = table.columns[position].relation?.target else { continue }
+                func ensure<T: PersistentModel>(_ type: T.Type) throws { _ = try self.table(for: type) }
+                try ensure(target)
+            }
             return table
         } catch {
             throw StoreError.wrap(error)
@@ -493,6 +505,7 @@ public final class Store {
         // New models reflect the database as of this read: events read before it and not
         // applied yet are not applied to them.
         if stamp.waiting { protect(made.lazy.map { _RowKey(table: table.name, id: $0) }, at: stamp.stamp) }
+        if !fetched.relations.isEmpty { try resolve(fetched.relations, table: table) }
         return fetched.take(as: M.self)
     }
 
@@ -508,18 +521,25 @@ public final class Store {
         let inbox = self.inbox
         let file = self.file
         let stamp: UInt64
+        let changed: [(String, Int64, StoreChange.Kind)]
         do {
-            stamp = try writer.sync { connection in
-                let changes = try file.write(connection) {
-                    try tracker.write(connection, { try connection.execute(sql, [.integer(id)]) },
-                                      rows: { [(tableName, id, StoreChange.Kind.delete)] }).1
+            (stamp, changed) = try writer.sync { connection in
+                let (changed, changes) = try file.write(connection) {
+                    try tracker.write(connection, { () throws -> [(String, Int64, StoreChange.Kind)] in
+                        // What the delete changed: its row, and the rows whose to-one
+                        // relationships pointed at it (set to NULL by their foreign keys).
+                        let before = try _ChangeTracker.highWater(connection)
+                        try connection.execute(sql, [.integer(id)])
+                        return try _ChangeTracker.rows(after: before, connection)
+                    }, rows: { $0 })
                 }
-                return inbox.push(.changes(changes))
+                return (inbox.push(.changes(changes)), changed)
             }
         } catch {
             throw StoreError.wrap(error)
         }
         drain(before: stamp)
+        nullifyRelationships(to: tableName, id: id, in: changed)
         markDeleted(model, key: _RowKey(table: table.name, id: id), table: table)
         state.fileLostReported = false
         pruneLogIfDue()

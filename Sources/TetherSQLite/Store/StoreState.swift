@@ -8,6 +8,8 @@ final class _StoreState {
     var dirty: [ObjectIdentifier: _DirtyRow] = [:]
     /// Pending rows a database constraint refused, kept back until their model changes again.
     var rejected: [ObjectIdentifier: ValidationError] = [:]
+    /// Pending rows kept back because a value could not be stored (tried again at each write).
+    var unstorable: Set<ObjectIdentifier> = []
     /// What was last reported on `errors` for a row kept back (each new set of failures is
     /// reported once).
     var reportedInvalid: [ObjectIdentifier: ValidationError] = [:]

@@ -9,9 +9,20 @@ struct _ColumnIO: @unchecked Sendable {
     // thread (the store's), or on the writer queue while that thread waits (`_WaitingModels`).
     let read: (AnyObject) throws(SQLiteError) -> SQLiteValue
     let write: (AnyObject, SQLiteValue) throws(SQLiteError) -> Void
+    /// For a to-one relationship: the related model type, and how to set the property to a
+    /// related model or to nil. (`write` leaves such a property alone: the store resolves the
+    /// id it reads into the live model of that row, see `Store.resolve`.)
+    var relation: (target: any PersistentModel.Type, set: (AnyObject, AnyObject?) -> Void)?
 
     /// The reader and writer of `property`, stored in `column`.
     static func make<M: AnyObject>(_ property: ModelProperty<M>, column: ColumnDefinition) -> _ColumnIO {
+        if let target = column.codec.relationTarget, let none = column.codec.none {
+            var io = _ColumnIO(
+                read: { object throws(SQLiteError) in try column.encode(property.get(unsafeDowncast(object, to: M.self))) },
+                write: { _, _ throws(SQLiteError) in })
+            io.relation = (target, { object, related in property.set(unsafeDowncast(object, to: M.self), related ?? none) })
+            return io
+        }
         if let convertible = property.valueType as? any SQLiteConvertible.Type,
            let typed = typed(convertible, property) {
             return typed
@@ -47,6 +58,8 @@ final class _Table: @unchecked Sendable {
     let quotedName: String
     let insertSQL: String
     let selectSQL: String
+    /// The store, for the to-one relationships a reload resolves (held weakly by the box).
+    let box: _StoreBox
     /// Whether the model type declares rules (`Validating`): only then is a row validated before
     /// it is written.
     let validates: Bool
@@ -66,6 +79,7 @@ final class _Table: @unchecked Sendable {
          registrarOf: @escaping (AnyObject) -> Unmanaged<ModelRegistrar>,
          definition: TableDefinition, columns: [_ColumnIO], propertyNames: [String], validates: Bool, box: _StoreBox) {
         self.validates = validates
+        self.box = box
         self.makeModel = makeModel
         self.registrarOf = registrarOf
         self.definition = definition
@@ -186,6 +200,11 @@ final class _Table: @unchecked Sendable {
                 let (model, registrar) = makeModel()
                 for position in 0..<columns.count {
                     let value = try statement.value(at: position + 1)
+                    if columns[position].relation != nil {
+                        // The related row becomes a model on the model's thread, after the fetch.
+                        if case .integer(let related) = value { out.relations.append((model, position, related)) }
+                        continue
+                    }
                     do throws(SQLiteError) {
                         try columns[position].write(model, value)
                     } catch {
@@ -210,14 +229,37 @@ final class _Table: @unchecked Sendable {
     }
 
     /// Sets the property stored in column `position` of `model` from `value`; a value that does
-    /// not fit is a mismatch naming the table and column.
+    /// not fit is a mismatch naming the table and column. A to-one relationship's id becomes the
+    /// live model of that row (loaded if it is not in memory; nil if there is no such row).
     func decode(_ value: SQLiteValue, position: Int, into model: AnyObject) throws(SQLiteError) {
+        if let relation = columns[position].relation {
+            let related: AnyObject?
+            switch value {
+            case .null: related = nil
+            case .integer(let id):
+                guard let store = box.store else { return }
+                if store.state.inWriteLock {
+                    // `update` holds the write lock on the writer queue, which cannot load now:
+                    // the live model of the row, or the property is left as it is.
+                    guard let live = store.state.identity[_RowKey(table: relation.target._tableName, id: id)] else { return }
+                    related = live
+                } else {
+                    related = try store.related(relation.target, id: id)
+                }
+            default: throw located(.mismatch(expected: "the row id of a \(relation.target)", found: value.summary), position: position)
+            }
+            relation.set(model, related)
+            return
+        }
         do {
             try columns[position].write(model, value)
         } catch {
             throw located(error, position: position)
         }
     }
+
+    /// The positions of the to-one relationships' columns.
+    var relationPositions: [Int] { columns.indices.filter { columns[$0].relation != nil } }
 }
 
 func _quote(_ identifier: String) -> String {

@@ -34,6 +34,9 @@ struct _WhileWaiting<Value>: @unchecked Sendable {
 /// The models a fetch made or found, in order, in memory of its own (a fetch does not know the
 /// number of rows in advance); `take(as:)` moves them into the result array.
 struct _FetchedModels: ~Copyable {
+    /// The to-one relationships of the new models: the model, its column's position and the
+    /// related row's id, for the store to resolve after the fetch (`Store.resolve`).
+    var relations: [(model: AnyObject, position: Int, id: Int64)] = []
     private var base: UnsafeMutablePointer<AnyObject>?
     private var stored = 0
     private var capacity = 0

@@ -112,6 +112,21 @@ extension Store {
     /// since), or it breaks one of its model's rules.
     func invalidity(of object: ObjectIdentifier, _ row: _DirtyRow) -> ValidationError? {
         if !state.rejected.isEmpty, let rejected = state.rejected[object] { return rejected }
+        if !state.unstorable.isEmpty, state.unstorable.contains(object) {
+            // Kept back because a value could not be stored: can it be now (the related model
+            // was inserted meanwhile, say)?
+            var failures: [ValidationError.Failure] = []
+            for index in row.columns.sorted() {
+                guard let column = row.table.column(forProperty: index) else { continue }
+                do {
+                    _ = try row.table.encode(property: index, of: row.model)
+                } catch {
+                    failures.append(ValidationError.Failure(property: column.propertyName, rule: StoreError.wrap(error).description))
+                }
+            }
+            if !failures.isEmpty { return ValidationError(model: row.table.definition.modelName, id: row.key.id, failures: failures) }
+            state.unstorable.remove(object)
+        }
         guard row.table.validates else { return nil }
         let failures = validationFailures(of: row.model)
         return failures.isEmpty ? nil : ValidationError(model: row.table.definition.modelName, id: row.key.id, failures: failures)
@@ -200,22 +215,33 @@ extension Store {
                 report(invalid, for: object)
                 continue
             }
-            state.reportedInvalid[object] = nil
-            taken.append((object, row))
             let model = row.model
             let columns = row.columns.sorted()
             var arguments: [SQLiteValue] = []
             arguments.reserveCapacity(columns.count + 1)
             var names: [String] = []
+            var unstorable: [ValidationError.Failure] = []
             for index in columns {
                 guard let column = row.table.column(forProperty: index) else { continue }
                 do {
                     arguments.append(try row.table.encode(property: index, of: model))
                     names.append(column.name)
                 } catch {
-                    errorSubject.sendNext(StoreError.wrap(error))
+                    unstorable.append(ValidationError.Failure(property: column.propertyName, rule: StoreError.wrap(error).description))
                 }
             }
+            if !unstorable.isEmpty {
+                // A value that cannot be stored (a related model not inserted yet, a number
+                // SQLite cannot hold): the row is kept back whole, and tried again.
+                let error = ValidationError(model: row.table.definition.modelName, id: row.key.id, failures: unstorable)
+                state.unstorable.insert(object)
+                keptBack.append((object, row))
+                report(error, for: object)
+                continue
+            }
+            state.unstorable.remove(object)
+            state.reportedInvalid[object] = nil
+            taken.append((object, row))
             guard !names.isEmpty else { continue }
             arguments.append(.integer(row.key.id))
             updates.append(_Update(key: row.key, sql: row.table.updateSQL(columns: names), arguments: arguments))

@@ -1,0 +1,68 @@
+// To-one relationships: a property `var customer: Customer?` of a persistent model is stored as
+// the related row's id (`customer_id INTEGER REFERENCES Customer(id) ON DELETE SET NULL`, with
+// an index) and read back as the live, identity-mapped model of that row.
+
+extension Store {
+    /// Sets the to-one relationships of models just fetched: the related rows are loaded with one
+    /// query per relationship and 500 ids (those not in memory), whatever the number of models,
+    /// so a list of invoices costs one more query for their customers, not one per invoice.
+    /// The sets are not written back.
+    func resolve(_ pending: [(model: AnyObject, position: Int, id: Int64)], table: _Table) throws(StoreError) {
+        var byPosition: [Int: [(model: AnyObject, id: Int64)]] = [:]
+        for entry in pending { byPosition[entry.position, default: []].append((entry.model, entry.id)) }
+        for (position, entries) in byPosition {
+            guard let relation = table.columns[position].relation else { continue }
+            let related = try liveModels(relation.target, ids: Array(Set(entries.map(\.id))))
+            let propertyIndex = table.definition.columns[position].propertyIndex
+            for (model, id) in entries {
+                setQuietly(model, propertyIndex) { relation.set(model, related[id]) }
+            }
+        }
+    }
+
+    /// The live models of `ids`, by id, for a model type known at run time.
+    private func liveModels(_ type: any PersistentModel.Type, ids: [Int64]) throws(StoreError) -> [Int64: AnyObject] {
+        func load<M: PersistentModel>(_ type: M.Type) throws(StoreError) -> [Int64: AnyObject] {
+            var byID: [Int64: AnyObject] = [:]
+            for model in try models(type, ids: ids) {
+                if let id = model.persistentID { byID[id] = model }
+            }
+            return byID
+        }
+        return try load(type)
+    }
+
+    /// The live model of row `id` of `type`'s table, loaded if it is not in memory; nil if
+    /// there is no such row (deleted, or never there: a dangling id another program wrote).
+    func related(_ type: any PersistentModel.Type, id: Int64) throws(SQLiteError) -> AnyObject? {
+        do {
+            return try liveModels(type, ids: [id])[id]
+        } catch {
+            if case .sqlite(let error) = error { throw error }
+            throw SQLiteError(code: .error, message: "\(error)")
+        }
+    }
+
+    /// After this store deleted row `id` of `table`: the live models among `changed` whose
+    /// to-one relationships pointed at it now point at nothing, as their rows do.
+    func nullifyRelationships(to table: String, id: Int64, in changed: [(String, Int64, StoreChange.Kind)]) {
+        for (name, row, kind) in changed where kind == .update && !(name == table && row == id) {
+            guard let referring = state.tablesByName[name],
+                  let model = state.identity[_RowKey(table: name, id: row)] else { continue }
+            for position in referring.relationPositions {
+                guard let relation = referring.columns[position].relation, relation.target._tableName == table,
+                      (try? referring.columns[position].read(model)) == .integer(id) else { continue }
+                setQuietly(model, referring.definition.columns[position].propertyIndex) { relation.set(model, nil) }
+            }
+        }
+    }
+
+    /// Runs `body`, which sets property `index` of `model` from the database: the change is not
+    /// written back.
+    func setQuietly(_ model: AnyObject, _ index: Int, _ body: () -> Void) {
+        let suppressed = _Suppressed(object: ObjectIdentifier(model), column: index)
+        state.suppressed.insert(suppressed)
+        body()
+        state.suppressed.remove(suppressed)
+    }
+}
