@@ -206,20 +206,11 @@ public prefix func ! <M>(condition: Condition<M>) -> Condition<M> {
     Condition(.not(condition.node))
 }
 
-// `KeyPath<M, V?>` with `V` overloads need `make` to accept `KeyPath<Root, V?>` and a `V`.
+// The `KeyPath<M, V?>` forms compare with a `V`: the same as comparing with `Optional(value)`.
 extension Condition {
     static func make<V: SQLiteConvertible>(
         _ keyPath: KeyPath<Root, V?>, _ values: [V], _ build: (Int, [SQLiteValue]) -> Node
     ) -> Condition {
-        switch property(keyPath) {
-        case .failure(let error):
-            return Condition(.invalid(error))
-        case .success(let index):
-            do {
-                return Condition(build(index, try values.map { value throws(SQLiteError) in try value.sqliteValue() }))
-            } catch {
-                return Condition(.invalid(.sqlite(error)))
-            }
-        }
+        make(keyPath, values.map { Optional($0) }, build)
     }
 }

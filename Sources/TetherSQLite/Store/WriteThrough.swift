@@ -115,16 +115,7 @@ extension Store {
         if !state.unstorable.isEmpty, state.unstorable.contains(object) {
             // Kept back because a value could not be stored: can it be now (the related model
             // was inserted meanwhile, say)?
-            var failures: [ValidationError.Failure] = []
-            for index in row.columns.sorted() {
-                guard let column = row.table.column(forProperty: index) else { continue }
-                do {
-                    _ = try row.table.encode(property: index, of: row.model)
-                } catch {
-                    failures.append(ValidationError.Failure(property: column.propertyName, rule: StoreError.wrap(error).description))
-                }
-            }
-            if !failures.isEmpty { return ValidationError(model: row.table.definition.modelName, id: row.key.id, failures: failures) }
+            if let error = encode(row).unstorable { return error }
             state.unstorable.remove(object)
         }
         guard row.table.validates else { return nil }
@@ -215,35 +206,19 @@ extension Store {
                 report(invalid, for: object)
                 continue
             }
-            let model = row.model
-            let columns = row.columns.sorted()
-            var arguments: [SQLiteValue] = []
-            arguments.reserveCapacity(columns.count + 1)
-            var names: [String] = []
-            var unstorable: [ValidationError.Failure] = []
-            for index in columns {
-                guard let column = row.table.column(forProperty: index) else { continue }
-                do {
-                    arguments.append(try row.table.encode(property: index, of: model))
-                    names.append(column.name)
-                } catch {
-                    unstorable.append(ValidationError.Failure(property: column.propertyName, rule: StoreError.wrap(error).description))
-                }
-            }
-            if !unstorable.isEmpty {
+            let (names, arguments, unstorable) = encode(row, thenID: true)
+            if let error = unstorable {
                 // A value that cannot be stored (a related model not inserted yet, a number
                 // SQLite cannot hold): the row is kept back whole, and tried again.
-                let error = ValidationError(model: row.table.definition.modelName, id: row.key.id, failures: unstorable)
                 state.unstorable.insert(object)
                 keptBack.append((object, row))
                 report(error, for: object)
                 continue
             }
-            state.unstorable.remove(object)
-            state.reportedInvalid[object] = nil
+            if !state.unstorable.isEmpty { state.unstorable.remove(object) }
+            if !state.reportedInvalid.isEmpty { state.reportedInvalid[object] = nil }
             taken.append((object, row))
             guard !names.isEmpty else { continue }
-            arguments.append(.integer(row.key.id))
             updates.append(_Update(key: row.key, sql: row.table.updateSQL(columns: names), arguments: arguments))
         }
         state.dirty = Dictionary(uniqueKeysWithValues: keptBack)
@@ -252,6 +227,28 @@ extension Store {
         state.nextBatch += 1
         if !batch.rows.isEmpty { state.inFlight[batch.number] = batch.rows }
         return batch
+    }
+
+    /// The changed columns of `row` and their values (and the row's id after them, `thenID`:
+    /// an UPDATE's arguments), or why some cannot be stored.
+    func encode(_ row: _DirtyRow, thenID: Bool = false) -> (names: [String], arguments: [SQLiteValue], unstorable: ValidationError?) {
+        let columns = row.columns.sorted()
+        var arguments: [SQLiteValue] = []
+        arguments.reserveCapacity(columns.count + 1)
+        var names: [String] = []
+        var failures: [ValidationError.Failure] = []
+        for index in columns {
+            guard let column = row.table.column(forProperty: index) else { continue }
+            do {
+                arguments.append(try row.table.encode(property: index, of: row.model))
+                names.append(column.name)
+            } catch {
+                failures.append(ValidationError.Failure(property: column.propertyName, rule: StoreError.wrap(error).description))
+            }
+        }
+        if thenID { arguments.append(.integer(row.key.id)) }
+        let unstorable = failures.isEmpty ? nil : ValidationError(model: row.table.definition.modelName, id: row.key.id, failures: failures)
+        return (names, arguments, unstorable)
     }
 
     /// Batch `number`'s commit is over (done or failed): its columns are no longer in flight.
