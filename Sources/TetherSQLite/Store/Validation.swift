@@ -63,11 +63,17 @@ public struct ValidationError: Error, Sendable, Equatable, CustomStringConvertib
         /// "NOT NULL", "CHECK quantity >= 0", "FOREIGN KEY").
         public let rule: String
 
+        /// A broken rule, on `property` (nil: the model as a whole).
+        ///
+        /// ```swift
+        /// ValidationError.Failure(property: "discount", rule: "between 0 and 100")
+        /// ```
         public init(property: String?, rule: String) {
             self.property = property
             self.rule = rule
         }
 
+        /// `discount: between 0 and 100`, or the rule alone.
         public var description: String { property.map { "\($0): \(rule)" } ?? rule }
     }
 
@@ -78,6 +84,11 @@ public struct ValidationError: Error, Sendable, Equatable, CustomStringConvertib
     /// What failed.
     public let failures: [Failure]
 
+    /// The failures of one model (of type `model`, row `id`; nil before it is inserted).
+    ///
+    /// ```swift
+    /// ValidationError(model: "Invoice", id: 3, failures: [.init(property: "discount", rule: "between 0 and 100")])
+    /// ```
     public init(model: String, id: Int64?, failures: [Failure]) {
         self.model = model
         self.id = id
@@ -87,6 +98,7 @@ public struct ValidationError: Error, Sendable, Equatable, CustomStringConvertib
     /// Whether `property` breaks a rule (for a form that shows the rule beside the field).
     public func failures(of property: String) -> [Failure] { failures.filter { $0.property == property } }
 
+    /// `Invoice 3: discount: between 0 and 100; customer: not empty`.
     public var description: String {
         "\(model)\(id.map { " \($0)" } ?? ""): " + failures.map(\.description).joined(separator: "; ")
     }
