@@ -3,8 +3,8 @@
 
 Usage: summarize.py BENCHMARK_MARKDOWN [W6_MARKDOWN]
 
-(The P1-P3b tables, persistence, and the T1/T2 tables, terminal, are printed when the run has
-them.)
+(The P1-P3b and P9 tables, persistence, and the T1/T2 tables, terminal, are printed when the run
+has them.)
 
 BENCHMARK_MARKDOWN is what `swift package benchmark --format markdown --path stdout --scale`
 printed (per-sample totals, not scaled: dividing here keeps the digits that the scaled integer
@@ -18,6 +18,8 @@ SCALE = {"C0": 1_000, "W1": 1_000, "W2": 1_000, "W3": 1_000, "W4": 1_000_000, "W
          "W5a": 1_000_000, "W5b": 1_000_000, "W5c": 1_000_000, "W5d": 1_000, "W8": 1_000,
          # P1-P3: a sample is the whole workload (100,000 rows or changes); P3b: 1,000 loads.
          "P1": 1, "P2": 1, "P3": 1, "P3b": 1_000,
+         # P9: a sample is one fetch of 50,000 models; P9b: 1,000 fetches of one model.
+         "P9": 1, "P9b": 1_000,
          # T1: a sample is 1,000 keystrokes.
          "T1": 1_000}
 UNIT_NS = {"ns": 1.0, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
@@ -118,6 +120,45 @@ PERSISTENCE = [
       (TETHER_OFF, "Tether `store.load(_:id:)`, the model dropped after each load, bridge off")],
      "Tether <= 2x raw", 2.0, "21x"),
 ]
+
+# P9: a typed condition next to the same query as an SQL string. (workload, title, benchmark
+# name without " — version", unit of one operation, scale from ns to that unit)
+TYPED, SQL_STRING = "Typed condition", "SQL string"
+P9_ROWS = [
+    (TYPED, "`store.fetch(_:where: \\.quantity >= 50_000 && \\.customer != \"x\", orderBy: \\.quantity)`",
+     "`store.fetch(_:where: \\.quantity == 12_345)`"),
+    (SQL_STRING, "`store.fetch(_:where: \"quantity >= ? AND customer <> ?\", [50_000, \"x\"], orderBy: \\.quantity)`",
+     "`store.fetch(_:where: \"quantity = ?\", [12_345])`"),
+]
+P9_WORKLOADS = [
+    ("P9", "50,000 of the 100,000 rows by condition, ordered", "P9 fetch 50k by condition", "ms per fetch", 1e6, 1),
+    ("P9b", "one row by condition (through an index)", "P9b fetch one by condition", "µs per fetch", 1e3, 2),
+]
+
+
+def p9_table(results):
+    out = ["### P9: a typed condition next to the same query as an SQL string", "",
+           "Median (p50) and p90 of the samples; allocations (package-benchmark's malloc counter, SQLite's "
+           "own included) per fetch.", "",
+           "| | median | p90 | allocations per fetch | samples | / SQL string (median) |",
+           "|---|---:|---:|---:|---:|---:|"]
+    verdicts = []
+    for workload, title, base, unit, scale, label_index in P9_WORKLOADS:
+        sql = results.get(model_name(base, SQL_STRING), {}).get("p50")
+        for n, row in enumerate(P9_ROWS):
+            version, label = row[0], row[label_index]
+            entry = results.get(model_name(base, version), {})
+            p50, p90, allocs = entry.get("p50"), entry.get("p90"), entry.get("allocs")
+            head = f"**{workload}** ({unit}) {label}" if n == 0 else label
+            out.append(f"| {head} | {fmt(p50 / scale if p50 else None, 2)} | {fmt(p90 / scale if p90 else None, 2)} "
+                       f"| {fmt(allocs, 2)} | {entry.get('samples', '—')} | {ratio(p50, sql)} |")
+        typed = results.get(model_name(base, TYPED), {}).get("p50")
+        if typed and sql:
+            verdicts.append(f"{workload}: {typed / sql:.3f}x, {'met' if typed / sql <= 1.05 else 'not met'}")
+        else:
+            verdicts.append(f"{workload}: not measured")
+    out += ["", "Target: typed within 5% of the SQL string. " + "; ".join(verdicts) + ".", ""]
+    return "\n".join(out)
 
 
 # The terminal workloads (T1, T2): one row per version, each compared with the hand-written full
@@ -388,6 +429,8 @@ def main():
     sections += [model_table(results, *w) for w in MODEL_WORKLOADS]
     if any(name.startswith("P") for name in results):
         sections += [persistence_table(results, *w) for w in PERSISTENCE] + [persistence_summary(results)]
+    if any(name.startswith("P9") for name in results):
+        sections.append(p9_table(results))
     if any(name.startswith("T1 ") for name in results):
         sections += [terminal_tables(results), terminal_summary(results)]
     print("\n".join(sections))
@@ -407,6 +450,8 @@ def main():
                 for version, _ in rows if model_name(base, version) not in results]
     missing += [model_name(base, version) for _, _, base, _, rows, _, _, _ in PERSISTENCE
                 for version, _ in rows if model_name(base, version) not in results]
+    missing += [model_name(base, version) for _, _, base, _, _, _ in P9_WORKLOADS for version, _, _ in P9_ROWS
+                if model_name(base, version) not in results]
     if any(name.startswith("T1 ") for name in results):
         missing += [model_name(T1_BASE, version) for version, _ in T1_ROWS
                     if model_name(T1_BASE, version) not in results]

@@ -11,7 +11,8 @@
 // Observation.
 //
 // The persistence workloads (P1-P3b: P1P3.swift) compare Tether's Store with GRDB 7 Codable
-// records (GRDBRecords.swift) and the raw sqlite3 C API (HandWrittenSQLite.swift).
+// records (GRDBRecords.swift) and the raw sqlite3 C API (HandWrittenSQLite.swift); P9 (P9.swift)
+// compares a typed condition with the same query written as an SQL string.
 //
 // The terminal workloads (T1/T2: T1.swift) type into a 20-field TetherTerminal form rendered to
 // a byte sink, next to hand-written versions of the same form (HandWrittenTerminal.swift).
@@ -38,6 +39,7 @@ let benchmarks: @Sendable () -> Void = {
     registerW5()
     registerW8()
     registerPersistence()
+    registerP9()
     registerT1()
     registerTetherOperatorBenchmarks()
     registerCalibration()
