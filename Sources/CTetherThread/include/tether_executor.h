@@ -22,9 +22,8 @@ bool tether_main_executor_is_current(void);
 
 /// Whether the calling code runs on the actor whose owner word is `owner` (an executor identity
 /// with bit 0 set, and bit 1 set for a model of a global actor; see TetherSignals' `_Owner`).
-/// Declared `pure` (it reads the runtime's state and changes nothing): the optimizer then knows
-/// the call releases nothing, so code checking a model's owner need not keep the model's
-/// registrar retained across it.
+/// Declared `pure`: it reads the runtime's state and changes nothing. (A binding's check still
+/// retains and releases the model's registrar around this call: docs/PERFORMANCE.md, W8.)
 __attribute__((pure)) bool tether_owner_is_current_actor(uintptr_t owner);
 
 #endif

@@ -27,8 +27,7 @@ public enum _Owner {
     public static let fixed: UInt = 2
 
     /// Whether the calling code runs where `owner` says the model belongs: one inline compare
-    /// for a thread's model; a call into C for an actor's, declared `pure` so that callers need
-    /// not retain what they are checking around it.
+    /// for a thread's model; a call into C for an actor's.
     @inlinable @inline(__always)
     public static func isCurrent(_ owner: UInt) -> Bool {
         owner == _currentThreadID() || (owner & 1 != 0 && tether_owner_is_current_actor(owner))
