@@ -1,4 +1,5 @@
 #include "tether_executor.h"
+#include "tether_thread.h"
 
 #include <pthread.h>
 
@@ -18,9 +19,15 @@ __attribute__((swiftcall)) extern tether_executor_ref swift_task_getMainExecutor
 /// The main thread: the thread that runs the program's initialisers, this one included (Tether
 /// is linked into the program or into a library loaded at start; see `tether_thread.h`).
 static pthread_t main_thread;
+static uintptr_t main_thread_id;
 
 __attribute__((constructor)) static void tether_record_main_thread(void) {
     main_thread = pthread_self();
+    main_thread_id = tether_thread_id();
+}
+
+uintptr_t tether_main_thread_id(void) {
+    return main_thread_id;
 }
 
 uintptr_t tether_current_executor_identity(void) {

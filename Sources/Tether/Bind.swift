@@ -131,7 +131,8 @@ func _bind<M: Model, Input, V, F: Error>(
                 binding.dispose()
                 return
             }
-            guard model._$registrar.isOnOwner else {
+            // The word, not `isOnOwner`: nothing is retained around the check (W8).
+            guard _Owner.isCurrent(model._$registrar.ownerWord) else {
                 binding.dispose()
                 report(.wrongThread(model: modelName, property: propertyName))
                 return
@@ -205,7 +206,7 @@ extension Signal {
                 subscription.dispose()
                 return nil
             }
-            guard model._$registrar.isOnOwner else {
+            guard _Owner.isCurrent(model._$registrar.ownerWord) else {
                 subscription.dispose()
                 BindingDiagnostics.report(.wrongThread(model: modelName, property: "subscribe(with:)"))
                 return nil

@@ -640,8 +640,13 @@ public final class ModelRegistrar: Sendable {
     /// adopted it), or on the actor it was made on (whatever thread that actor's executor uses).
     @inlinable
     public var isOnOwner: Bool {
-        _Owner.isCurrent(owner.load(ordering: .relaxed))
+        _Owner.isCurrent(ownerWord)
     }
+
+    /// The owner word (see `_Owner`), for `_Owner.isCurrent`: a caller that loads it first and
+    /// checks the word does not keep the registrar retained across the check's call.
+    @inlinable
+    public var ownerWord: UInt { owner.load(ordering: .relaxed) }
 
     /// Makes the calling code's thread, or its actor if it runs on one, the model's owner.
     /// A model of a class isolated to a global actor stays with that actor.

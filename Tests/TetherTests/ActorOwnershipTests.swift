@@ -91,3 +91,40 @@ extension ActorOwnershipTests {
         #expect(message.contains("the model belongs to the thread that made it"))
     }
 }
+
+extension ActorOwnershipTests {
+    /// The main thread, the main actor and the main queue are one place, as Swift treats them.
+    /// After `dispatchMain()` (which the test process's main thread has called) main-queue
+    /// blocks run on worker threads: a model made in a `DispatchQueue.main.sync` block sent
+    /// from another thread is observed and written from later main-queue blocks and from
+    /// main-actor code, wherever those run, and every change reaches its observer.
+    @Test func aModelMadeOnTheMainQueueIsUsedFromMainQueueBlocksAndTheMainActor() async {
+        await #expect(processExitsWith: .success) {
+            let seen = SeenValues()
+            let made = await withCheckedContinuation { (continuation: CheckedContinuation<UncheckedBox<(Stock, any Disposable)>, Never>) in
+                Thread {
+                    let made = DispatchQueue.main.sync {
+                        let stock = Stock()
+                        let observation = observe(stock, \.count).subscribe(next: { value in seen.values.withLock { $0.append(value) } })
+                        return UncheckedBox((stock, observation))
+                    }
+                    for value in 1...20 { DispatchQueue.main.sync { made.value.0.count = value } }
+                    DispatchQueue.main.async {
+                        made.value.0.count = 21
+                        continuation.resume(returning: made)
+                    }
+                }.start()
+            }
+            await MainActor.run { made.value.0.count = 22 }
+            let stock = made.value.0
+            Task { @MainActor in stock.count = 23 }
+            await MainActor.run { made.value.1.dispose() }
+            #expect(seen.values.withLock { $0 } == Array(0...23))
+        }
+    }
+}
+
+/// Values an observer saw, shared with the test.
+final class SeenValues: Sendable {
+    let values = Mutex<[Int]>([])
+}

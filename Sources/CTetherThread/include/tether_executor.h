@@ -20,10 +20,12 @@ uintptr_t tether_main_executor_identity(void);
 /// (where the main actor's jobs run, and the run loop's and main queue's callbacks).
 bool tether_main_executor_is_current(void);
 
+/// The main thread's id (`tether_thread_id()` on the thread that ran the program's initialisers).
+uintptr_t tether_main_thread_id(void);
+
 /// Whether the calling code runs on the actor whose owner word is `owner` (an executor identity
 /// with bit 0 set, and bit 1 set for a model of a global actor; see TetherSignals' `_Owner`).
-/// Declared `pure`: it reads the runtime's state and changes nothing. (A binding's check still
-/// retains and releases the model's registrar around this call: docs/PERFORMANCE.md, W8.)
+/// Declared `pure`: it reads the runtime's state and changes nothing.
 __attribute__((pure)) bool tether_owner_is_current_actor(uintptr_t owner);
 
 #endif

@@ -1,5 +1,6 @@
 // Public: `isCurrent` and `_currentThreadID`, inlined into Tether's model code, call into it.
 public import CTetherThread
+import Dispatch
 
 /// Where a model belongs: its *owner*, one word a registrar keeps (see `ModelRegistrar`).
 ///
@@ -13,24 +14,52 @@ public import CTetherThread
 /// - A model of a class isolated to a global actor belongs to that actor for good: its word
 ///   also has bit 1 set (`fixed`), and `adopt` leaves it alone.
 ///
-/// Checking the owner is one comparison when the caller's thread owns the model; for a model
-/// that an actor owns it asks the Swift runtime which executor runs the calling code (the
-/// question `Actor.assumeIsolated` asks, see `tether_executor.h`).
+/// The main thread, the main actor and the main dispatch queue are one place, as Swift treats
+/// them (`MainActor.assumeIsolated` accepts each): a model made on the main thread outside any
+/// task (word: the main thread's id), or in a block on the main queue that runs on another
+/// thread (`DispatchQueue.main.sync` from a worker, or any main-queue block after
+/// `dispatchMain()`; word: the main thread's id too), may be used in main-actor code and in
+/// main-queue blocks wherever they run, and a main-actor model in main-queue blocks.
+///
+/// Checking the owner is one comparison when the caller's thread owns the model; otherwise
+/// (`isCurrentElsewhere`) it asks the Swift runtime which executor runs the calling code (the
+/// question `Actor.assumeIsolated` asks, see `tether_executor.h`), and Dispatch whether the
+/// main queue runs it.
 public enum _Owner {
-    /// The word for the calling code: its actor's executor if it runs on one, else its thread.
+    /// The word for the calling code: its actor's executor if it runs on one, else its thread
+    /// (the main thread's for a block on the main queue).
     public static var current: UInt {
         let executor = UInt(tether_current_executor_identity())
-        return executor != 0 ? executor | 1 : _currentThreadID()
+        if executor != 0 { return executor | 1 }
+        let thread = _currentThreadID()
+        return thread != mainThread && _MainQueue.isCurrent ? mainThread : thread
     }
+
+    /// The main thread's word.
+    public static let mainThread = UInt(tether_main_thread_id())
 
     /// The bit of an owner word that says the owner never changes (a global actor's model).
     public static let fixed: UInt = 2
 
     /// Whether the calling code runs where `owner` says the model belongs: one inline compare
-    /// for a thread's model; a call into C for an actor's.
+    /// when the calling thread owns the model, a call otherwise. Callers pass the word, loaded
+    /// beforehand, rather than the registrar that holds it: the call is opaque, and a registrar
+    /// passed across it is retained and released around it.
     @inlinable @inline(__always)
     public static func isCurrent(_ owner: UInt) -> Bool {
-        owner == _currentThreadID() || (owner & 1 != 0 && tether_owner_is_current_actor(owner))
+        owner == _currentThreadID() || isCurrentElsewhere(owner)
+    }
+
+    /// `isCurrent` for a calling thread that is not `owner`: the actor `owner` names runs the
+    /// calling code, or `owner` is the main thread or the main actor and the calling code runs
+    /// on the main actor or the main queue.
+    @usableFromInline
+    static func isCurrentElsewhere(_ owner: UInt) -> Bool {
+        if owner & 1 != 0 {
+            if tether_owner_is_current_actor(owner) { return true }
+            return owner & ~fixed == mainActor && _MainQueue.isCurrent
+        }
+        return owner == mainThread && (tether_main_executor_is_current() || _MainQueue.isCurrent)
     }
 
     /// The owner word of `actor`: its executor's identity (for the main actor, `mainActor`).
@@ -55,4 +84,16 @@ public enum _Owner {
 @inlinable @inline(__always)
 public func _currentThreadID() -> UInt {
     UInt(tether_thread_id())
+}
+
+/// Whether a block of the main dispatch queue runs the calling code, on whichever thread:
+/// Dispatch answers for a key set on the main queue (and on no other queue).
+enum _MainQueue {
+    private static let key: DispatchSpecificKey<Bool> = {
+        let key = DispatchSpecificKey<Bool>()
+        DispatchQueue.main.setSpecific(key: key, value: true)
+        return key
+    }()
+
+    static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == true }
 }
