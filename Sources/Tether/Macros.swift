@@ -48,3 +48,54 @@ public macro ModelIgnored() = #externalMacro(module: "TetherMacros", type: "Mode
 /// ```
 @attached(peer)
 public macro Transient() = #externalMacro(module: "TetherMacros", type: "TransientMacro")
+
+/// Declares a to-many relationship of a `@Model` class, in the shape SwiftData uses: the
+/// collection of the models whose `inverse` refers to this one. A store keeps it live (a model
+/// inserted, deleted or given another parent, here or by another process, joins or leaves it),
+/// in the order of `orderBy` (then of the row ids), and applies `deleteRule` when this model's
+/// row is deleted. Mark the inverse `@Relationship` too (it then refers back without keeping
+/// this model alive: the collection holds its models, so a strong reference back would be a
+/// retain cycle).
+///
+/// ```swift
+/// @Model final class Invoice {
+///     var number = 0
+///     @Relationship(inverse: \InvoiceLine.invoice, deleteRule: .cascade, orderBy: \InvoiceLine.position)
+///     var lines: [InvoiceLine] = []
+///     var total: Int { lines.reduce(0) { $0 + $1.amount } }   // tracked through the lines
+/// }
+/// @Model final class InvoiceLine {
+///     @Relationship var invoice: Invoice?
+///     var position = 0
+///     var amount = 0
+/// }
+/// ```
+@attached(peer)
+public macro Relationship<Root: AnyObject, Target: Model, Order: Comparable>(
+    inverse: ReferenceWritableKeyPath<Target, Root?>,
+    deleteRule: DeleteRule = .nullify,
+    orderBy: KeyPath<Target, Order>,
+    descending: Bool = false
+) = #externalMacro(module: "TetherMacros", type: "RelationshipMacro")
+
+/// Declares a to-many relationship ordered by row id (see the form with `orderBy:`).
+///
+/// ```swift
+/// @Relationship(inverse: \Invoice.customer, deleteRule: .deny) var invoices: [Invoice] = []
+/// ```
+@attached(peer)
+public macro Relationship<Root: AnyObject, Target: Model>(
+    inverse: ReferenceWritableKeyPath<Target, Root?>,
+    deleteRule: DeleteRule = .nullify
+) = #externalMacro(module: "TetherMacros", type: "RelationshipMacro")
+
+/// Marks the inverse of a to-many relationship: a reference to the model that holds the
+/// collection, which does not keep that model alive once it is stored (a read loads it again
+/// through the store if it was freed). Before the models are stored it is an ordinary
+/// reference.
+///
+/// ```swift
+/// @Model final class InvoiceLine { @Relationship var invoice: Invoice? }
+/// ```
+@attached(peer)
+public macro Relationship() = #externalMacro(module: "TetherMacros", type: "RelationshipMacro")

@@ -94,8 +94,9 @@ public struct ModelSchema<Root: AnyObject>: Sendable {
         properties.first { $0.keyPath == keyPath }
     }
 
-    /// The properties that are persisted (not transient).
-    public var persistedProperties: [ModelProperty<Root>] { properties.filter { !$0.isTransient } }
+    /// The properties that are persisted in the model's row (not transient, not a to-many
+    /// relationship, which the related rows store).
+    public var persistedProperties: [ModelProperty<Root>] { properties.filter { !$0.isTransient && $0.relationship == nil } }
 }
 
 /// One tracked property of a model type.
@@ -116,6 +117,14 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
     /// Writes the property of a model, type-erased; the value must be of `valueType`
     /// (anything else is a programming error and traps with a message).
     public let set: @Sendable (Root, Any) -> Void
+
+    /// For a to-many relationship (`@Relationship(inverse:...) var lines: [InvoiceLine]`): its
+    /// declaration; nil for other properties.
+    public let relationship: ModelRelationship?
+    /// For a reference that does not keep its target alive (`@Relationship var invoice:
+    /// Invoice?`): the target's row id (0: no target, or one that is not stored yet), read from
+    /// storage without loading the target; nil for other properties.
+    public let referencedID: (@Sendable (Root) -> Int64)?
 
     /// The property's setter, typed: a `_Setter<Root, Value>` (see `setter(as:)`).
     private let typedSet: any Sendable
@@ -145,11 +154,63 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
         set: @escaping @Sendable (Root, Value) -> Void,
         storage: (@Sendable (Root) -> Value)?
     ) {
+        self.init(name: name, index: index, keyPath: keyPath, transient: transient, set: set, storage: storage,
+                  relationship: nil, referencedID: nil)
+    }
+
+    /// Creates the description of a to-many relationship (called by code that `@Model`
+    /// generates from `@Relationship(inverse:...)`).
+    public init<Target: Model>(
+        name: String,
+        index: Int,
+        keyPath: KeyPath<Root, [Target]> & Sendable,
+        transient: Bool,
+        set: @escaping @Sendable (Root, [Target]) -> Void,
+        storage: @escaping @Sendable (Root) -> [Target],
+        relationship: _ToMany<Root, Target>
+    ) {
+        let described = ModelRelationship(
+            target: Target.self, inverse: relationship.inverse, deleteRule: relationship.deleteRule,
+            orderBy: relationship.orderBy, descending: relationship.descending,
+            read: { storage(unsafeDowncast($0, to: Root.self)) },
+            assign: { root, models in set(unsafeDowncast(root, to: Root.self), models.map { unsafeDowncast($0, to: Target.self) }) })
+        self.init(name: name, index: index, keyPath: keyPath, transient: transient, set: set, storage: storage,
+                  relationship: described, referencedID: nil)
+    }
+
+    /// Creates the description of a reference that does not keep its target alive (called by
+    /// code that `@Model` generates from `@Relationship var invoice: Invoice?`): `reference`
+    /// reads its storage.
+    public init<Target: Model>(
+        name: String,
+        index: Int,
+        keyPath: KeyPath<Root, Target?> & Sendable,
+        transient: Bool,
+        set: @escaping @Sendable (Root, Target?) -> Void,
+        reference: @escaping @Sendable (Root) -> _ModelReference<Target>
+    ) {
+        self.init(name: name, index: index, keyPath: keyPath, transient: transient, set: set,
+                  storage: { reference($0).current },
+                  relationship: nil, referencedID: { reference($0).id })
+    }
+
+    private init<Value>(
+        name: String,
+        index: Int,
+        keyPath: KeyPath<Root, Value> & Sendable,
+        transient: Bool,
+        set: @escaping @Sendable (Root, Value) -> Void,
+        storage: (@Sendable (Root) -> Value)?,
+        relationship: ModelRelationship?,
+        referencedID: (@Sendable (Root) -> Int64)?
+    ) {
         self.name = name
         self.index = index
         self.keyPath = keyPath
         self.valueType = Value.self
         self.isTransient = transient
+        self.relationship = relationship
+        self.referencedID = referencedID
         if let storage {
             self.get = { root in storage(root) }
             self.typedStorage = _Getter(storage)

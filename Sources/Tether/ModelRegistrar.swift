@@ -734,7 +734,14 @@ final class _RegistrarSide: Sendable {
 @usableFromInline
 package final class _PersistenceHook: Sendable {
     @usableFromInline package let changed: @Sendable (AnyObject, ModelRegistrar, Int) -> Void
-    package init(changed: @escaping @Sendable (AnyObject, ModelRegistrar, Int) -> Void) {
+    /// The live model of row `id` of the given model type's table, loaded if it is not in memory
+    /// (for a reference whose target was freed, see `_ModelReference`); nil if there is none.
+    package let resolve: @Sendable (any Model.Type, Int64) -> AnyObject?
+    package init(
+        changed: @escaping @Sendable (AnyObject, ModelRegistrar, Int) -> Void,
+        resolve: @escaping @Sendable (any Model.Type, Int64) -> AnyObject? = { _, _ in nil }
+    ) {
         self.changed = changed
+        self.resolve = resolve
     }
 }

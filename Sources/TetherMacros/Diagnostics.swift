@@ -18,6 +18,12 @@ enum ModelDiagnostic: String, DiagnosticMessage {
     case multipleBindings
     /// A tracked `var` with `willSet`/`didSet` observers.
     case propertyObservers
+    /// `@Relationship` on an array without `inverse:`.
+    case toManyNeedsInverse
+    /// `@Relationship(...)` with arguments on an optional (the reference back).
+    case referenceTakesNoArguments
+    /// `@Relationship` on a property that is neither an array nor an optional (with its type written).
+    case relationshipType
 
     /// The domain shared by all `@Model` diagnostics.
     static let domain = "Tether.Model"
@@ -38,6 +44,12 @@ enum ModelDiagnostic: String, DiagnosticMessage {
             "declare each tracked property separately"
         case .propertyObservers:
             "tracked properties cannot have willSet/didSet; observe the key path with observe(_:_:) instead"
+        case .toManyNeedsInverse:
+            "a to-many relationship needs its inverse: @Relationship(inverse: \\Line.invoice) var lines: [Line] = []"
+        case .referenceTakesNoArguments:
+            "the inverse and the delete rule go on the to-many side; write @Relationship alone here"
+        case .relationshipType:
+            "@Relationship needs the property's type written: [Model] for a to-many relationship, Model? for the reference back"
         }
     }
 

@@ -17,3 +17,16 @@ public enum ModelIgnoredMacro: PeerMacro {
         []
     }
 }
+
+/// `@Relationship`: a marker that `@Model` reads (see `Tether.Relationship`). It expands to
+/// nothing.
+public enum RelationshipMacro: PeerMacro {
+    /// Nothing: the attribute is only read by `@Model`.
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        []
+    }
+}

@@ -115,6 +115,20 @@ extension ModelMacro: MemberMacro {
 }
 
 extension ModelMacro {
+    /// How the schema reads a property's storage: `storage: { $0._name }`; for a to-many
+    /// relationship, with `relationship: Tether._ToMany(<the attribute's arguments>)` after it;
+    /// for a reference back, `reference: { $0._name }` (its storage is a `_ModelReference`).
+    fileprivate static func storageArgument(_ property: TrackedProperty) -> String {
+        switch property.relationship {
+        case .toMany(let arguments)?:
+            return "storage: { $0._\(property.name) }, relationship: Tether._ToMany(\(arguments))"
+        case .reference?:
+            return "reference: { $0._\(property.name) }"
+        case nil:
+            return "storage: { $0._\(property.name) }"
+        }
+    }
+
     /// `Tether.ModelSchema<Type>(name: "Type", properties: [...])`, one
     /// `Tether.ModelProperty` per line, and `computed: [...]` (one
     /// `Tether.ModelComputedProperty` per line) when the class declares computed properties.
@@ -141,7 +155,7 @@ extension ModelMacro {
                         """
                         Tether.ModelProperty(name: \(literal: property.name), index: \(literal: index), \
                         keyPath: \\\(raw: typeName).\(raw: property.identifier), transient: \(literal: property.isTransient), \
-                        set: { $0.\(raw: property.identifier) = $1 }, storage: { $0._\(raw: property.name) })
+                        set: { $0.\(raw: property.identifier) = $1 }, \(raw: storageArgument(property)))
                         """
                     ),
                 trailingComma: .commaToken()

@@ -11,6 +11,71 @@ struct TrackedProperty {
     let isTransient: Bool
     /// Whether the property already carries `@_ModelTracked`.
     let isAlreadyTracked: Bool
+    /// What `@Relationship` makes of it, if it carries that attribute.
+    var relationship: RelationshipKind? = nil
+}
+
+/// What `@Relationship` on a property means, or why it is wrong.
+enum RelationshipAnalysis {
+    case success(RelationshipKind)
+    case failure(Diagnostic)
+}
+
+/// A property marked `@Relationship`.
+enum RelationshipKind {
+    /// `@Relationship(inverse: ...) var lines: [InvoiceLine]`: a to-many collection; the
+    /// attribute's arguments as written.
+    case toMany(arguments: String)
+    /// `@Relationship var invoice: Invoice?`: a reference that does not keep its target alive;
+    /// the target type as written.
+    case reference(target: String)
+}
+
+extension VariableDeclSyntax {
+    /// The `@Relationship` attribute, if attached.
+    var relationshipAttribute: AttributeSyntax? {
+        for element in attributes {
+            guard case .attribute(let attribute) = element else { continue }
+            let name = attribute.attributeName.trimmedDescription
+            if name == "Relationship" || name == "Tether.Relationship" { return attribute }
+        }
+        return nil
+    }
+
+    /// What `@Relationship` makes of this property, or a diagnostic saying what is wrong; nil
+    /// without the attribute.
+    func relationshipKind() -> RelationshipAnalysis? {
+        guard let attribute = relationshipAttribute else { return nil }
+        let arguments = attribute.arguments?.as(LabeledExprListSyntax.self)
+        let type = bindings.first?.typeAnnotation?.type
+        if let array = type?.as(ArrayTypeSyntax.self) {
+            guard let arguments, arguments.contains(where: { $0.label?.text == "inverse" }) else {
+                return .failure(Diagnostic(node: attribute, message: ModelDiagnostic.toManyNeedsInverse))
+            }
+            _ = array
+            return .success(.toMany(arguments: arguments.trimmedDescription))
+        }
+        if let wrapped = type?.optionalWrapped {
+            guard arguments == nil || arguments?.isEmpty == true else {
+                return .failure(Diagnostic(node: attribute, message: ModelDiagnostic.referenceTakesNoArguments))
+            }
+            return .success(.reference(target: wrapped.trimmedDescription))
+        }
+        return .failure(Diagnostic(node: attribute, message: ModelDiagnostic.relationshipType))
+    }
+}
+
+extension TypeSyntax {
+    /// `T` for `T?` or `Optional<T>`, else nil.
+    var optionalWrapped: TypeSyntax? {
+        if let optional = self.as(OptionalTypeSyntax.self) { return optional.wrappedType }
+        if let identifier = self.as(IdentifierTypeSyntax.self), identifier.name.text == "Optional",
+            let argument = identifier.genericArgumentClause?.arguments.first
+        {
+            return argument.argument.as(TypeSyntax.self)
+        }
+        return nil
+    }
 }
 
 /// A computed instance property declared in the class body: `@Model` records a direct getter
@@ -124,14 +189,20 @@ enum ModelMember {
             self = .invalid(Diagnostic(node: observer, message: ModelDiagnostic.propertyObservers))
             return
         }
-        self = .tracked(
-            TrackedProperty(
-                identifier: identifier.trimmed.text,
-                name: identifier.identifier?.name ?? identifier.trimmed.text,
-                isTransient: variable.hasAttribute(named: "Transient"),
-                isAlreadyTracked: variable.hasAttribute(named: "_ModelTracked")
-            )
+        var property = TrackedProperty(
+            identifier: identifier.trimmed.text,
+            name: identifier.identifier?.name ?? identifier.trimmed.text,
+            isTransient: variable.hasAttribute(named: "Transient"),
+            isAlreadyTracked: variable.hasAttribute(named: "_ModelTracked")
         )
+        switch variable.relationshipKind() {
+        case .failure(let diagnostic)?:
+            self = .invalid(diagnostic)
+            return
+        case .success(let kind)?: property.relationship = kind
+        case nil: break
+        }
+        self = .tracked(property)
     }
 }
 

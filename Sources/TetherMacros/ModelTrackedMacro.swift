@@ -57,6 +57,9 @@ extension ModelTrackedMacro: AccessorMacro {
         else { return [] }
         let storage = storageName(of: token)
         let identifier = token.trimmed
+        if let variable = declaration.as(VariableDeclSyntax.self), case .success(.reference)? = variable.relationshipKind() {
+            return referenceAccessors(storage: storage, identifier: identifier, index: index)
+        }
 
         let initAccessor: AccessorDeclSyntax = """
             @storageRestrictions(initializes: \(raw: storage))
@@ -84,6 +87,37 @@ extension ModelTrackedMacro: AccessorMacro {
     }
 }
 
+extension ModelTrackedMacro {
+    /// The accessors of a reference back (`@Relationship var invoice: Invoice?`), whose storage
+    /// is a `Tether._ModelReference`: a read loads a stored target that was freed again.
+    fileprivate static func referenceAccessors(storage: String, identifier: TokenSyntax, index: ExprSyntax) -> [AccessorDeclSyntax] {
+        [
+            """
+            @storageRestrictions(initializes: \(raw: storage))
+            init(initialValue) {
+                \(raw: storage) = Tether._ModelReference(initialValue)
+            }
+            """,
+            """
+            get {
+                _$registrar.access(self, index: \(index), \\.\(identifier))
+                return \(raw: storage).resolve(_$registrar)
+            }
+            """,
+            """
+            set {
+                guard _$registrar.willSet(self, index: \(index), from: \(raw: storage).current, to: newValue, \\.\(identifier)) else {
+                    \(raw: storage).assign(newValue)
+                    return
+                }
+                \(raw: storage).assign(newValue)
+                _$registrar.didSet(self, index: \(index), to: newValue, \\.\(identifier))
+            }
+            """,
+        ]
+    }
+}
+
 extension ModelTrackedMacro: PeerMacro {
     /// The private storage `_name`, with the property's type annotation and initial value.
     public static func expansion(
@@ -92,6 +126,9 @@ extension ModelTrackedMacro: PeerMacro {
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
         guard let (binding, identifier) = trackedBinding(of: declaration) else { return [] }
+        if let variable = declaration.as(VariableDeclSyntax.self), case .success(.reference(let target))? = variable.relationshipKind() {
+            return ["@Tether.ModelIgnored private var \(raw: storageName(of: identifier)): Tether._ModelReference<\(raw: target)>"]
+        }
         let storageBinding = binding
             .with(
                 \.pattern,

@@ -9,5 +9,6 @@ struct TetherMacrosPlugin: CompilerPlugin {
         ModelTrackedMacro.self,
         ModelIgnoredMacro.self,
         TransientMacro.self,
+        RelationshipMacro.self,
     ]
 }

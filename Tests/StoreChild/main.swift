@@ -14,6 +14,9 @@
 //                            and wait (to be killed mid-transaction)
 //   store-child bulk PATH N       insert N tickets (ticket i: title "b<i>", points i) with one
 //                            insert(contentsOf:), then print "inserted FIRST LAST" (their ids)
+//   store-child sql PATH SQL...   run each SQL statement on a plain connection with foreign keys
+//                            off (as the sqlite3 shell has them), one commit each, then print
+//                            "done"
 //   (and the modes of Lifecycle.swift)
 
 import Foundation
@@ -43,6 +46,11 @@ guard arguments.count >= 3 else {
 if let status = try lifecycleMode(arguments) { exit(status) }
 
 switch arguments[1] {
+case "sql":
+    let connection = try Connection(path: arguments[2], options: .init(foreignKeys: false))
+    for statement in arguments.dropFirst(3) { try connection.execute(statement) }
+    say("done")
+    exit(0)
 case "count":
     let scheduler = TestScheduler()
     let store = try Store(path: arguments[2], scheduler: scheduler, watchesExternalChanges: false)

@@ -215,3 +215,32 @@ struct SyncProtocolTests {
     }
 }
 
+
+extension SyncProtocolTests {
+    /// SQLite gives the id of the last row again once that row is deleted, unless the table
+    /// never reuses ids. A store that has not yet seen the delete still holds a model of the old
+    /// row: its change must not land in the new row that took the id (another program's data),
+    /// and deleting its model must not delete that row.
+    @Test("a stale model of a deleted row does not write into the new row that got its id")
+    func staleModelDoesNotWriteIntoAReusedID() throws {
+        let fixture = try StoreFixture()
+        let first = try fixture.store.insert(Ticket())
+        let last = try fixture.store.insert(Ticket())
+        try fixture.store.flush()
+        let lastID = try #require(last.persistentID)
+        let other = try fixture.another()
+        try other.execute("DELETE FROM Ticket WHERE id = ?", [.integer(lastID)])
+        try other.execute("INSERT INTO Ticket (title, points) VALUES ('theirs', 7)")
+        let theirs = other.lastInsertRowID
+        #expect(theirs == lastID, "SQLite gave the id again")
+        let (errors, _) = record(fixture.store.errors)
+        last.title = "mine"
+        try fixture.store.flush()
+        #expect(try other.scalar("SELECT title FROM Ticket WHERE id = ?", [.integer(theirs)], as: String.self) == "theirs")
+        #expect(errors.values == [.deleted(model: "Ticket", id: lastID)], "the change is not written, and said so")
+        #expect(last.persistentID == nil, "the model's row is gone")
+        try? fixture.store.delete(last)
+        #expect(try other.scalar("SELECT COUNT(*) FROM Ticket WHERE id = ?", [.integer(theirs)], as: Int.self) == 1)
+        #expect(first.persistentID != nil)
+    }
+}

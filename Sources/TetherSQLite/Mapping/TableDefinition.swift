@@ -82,7 +82,8 @@ public struct TableDefinition: Sendable {
                     table: model,
                     propertyIndex: property.index, propertyName: property.name,
                     valueTypeName: "\(property.valueType)", type: codec.columnType,
-                    isNullable: codec.isNullable, defaultValue: defaultValue, codec: codec))
+                    isNullable: codec.isNullable, defaultValue: defaultValue, codec: codec,
+                    onDelete: codec.relationTarget.flatMap { declaredDeleteRule(inverse: property.keyPath, in: $0) } ?? .nullify))
         }
         self.modelName = model
         self.tableName = model
@@ -188,14 +189,21 @@ public struct ColumnDefinition: Sendable {
     /// The column's DEFAULT, if it has one.
     public let defaultValue: SQLiteValue?
     let codec: ValueCodec
+    /// For a to-one relationship: what deleting the referenced row does to this one, as the
+    /// referenced model's to-many relationship declares it (`.nullify` when none does).
+    public var onDelete: DeleteRule = .nullify
 
     /// `customer TEXT NOT NULL DEFAULT ''`; for a to-one relationship
-    /// `customer_id INTEGER REFERENCES Customer(id) ON DELETE SET NULL`.
+    /// `customer_id INTEGER REFERENCES Customer(id) ON DELETE SET NULL` (`CASCADE` or `RESTRICT`
+    /// for the inverse of a to-many relationship whose delete rule is `.cascade` or `.deny`).
     public var sql: String {
         var text = "\(quoteIdentifier(name)) \(type.rawValue)"
         if !isNullable { text += " NOT NULL" }
         if let defaultValue { text += " DEFAULT \(defaultValue.sqlLiteral)" }
-        if let referencedTable { text += " REFERENCES \(quoteIdentifier(referencedTable))(id) ON DELETE SET NULL" }
+        if let referencedTable {
+            let action = switch onDelete { case .nullify: "SET NULL"; case .cascade: "CASCADE"; case .deny: "RESTRICT" }
+            text += " REFERENCES \(quoteIdentifier(referencedTable))(id) ON DELETE \(action)"
+        }
         return text
     }
 
@@ -280,6 +288,15 @@ public enum SchemaMappingError: Error, Sendable, Equatable, CustomStringConverti
             return "\(table).\(column): the model no longer has this property, and the column is NOT NULL without a DEFAULT, so new rows could not be inserted; add the property back, or add a numbered migration to schema/ that rebuilds the table"
         }
     }
+}
+
+/// The delete rule that `target`'s to-many relationship with the inverse `keyPath` declares, if
+/// one does.
+func declaredDeleteRule(inverse keyPath: AnyKeyPath, in target: any PersistentModel.Type) -> DeleteRule? {
+    func find<T: PersistentModel>(_: T.Type) -> DeleteRule? {
+        T._$schema.properties.lazy.compactMap(\.relationship).first { $0.inverse == keyPath }?.deleteRule
+    }
+    return find(target)
 }
 
 /// `name`, or `"name"` when it is an SQL keyword or not a plain identifier.

@@ -375,6 +375,31 @@ final class _ChangeTracker: Sendable {
 
     /// The entries after one and before another (`catchUp`'s look for others' entries), with
     /// `last` (NULL in a log without that column).
+    /// Which of `keys` others deleted since this store's last look at the log (called in a write
+    /// transaction, so nobody can delete more before it commits). SQLite gives the id of a
+    /// deleted last row to the next row inserted: a model of such a row must not write into, or
+    /// delete, the new row, which is somebody else's.
+    func deletedSinceLastLook(_ connection: Connection, among keys: some Collection<_RowKey>) throws(SQLiteError) -> Set<_RowKey> {
+        guard !keys.isEmpty else { return [] }
+        let (cursor, hasRanges) = state.withLock { ($0.cursor, $0.hasRanges) }
+        let statement = try connection.cachedStatement(hasRanges ? Self.deletesSQL : Self.deletesSQLWithoutRanges)
+        defer { statement.reset() }
+        try statement.bind([.integer(cursor), .integer(Int64(StoreChange.Kind.delete.rawValue))])
+        var deleted: Set<_RowKey> = []
+        var wanted: Set<_RowKey>?
+        while try statement.step() {
+            if wanted == nil { wanted = Set(keys) }
+            let table = try statement.column(0, as: String.self)
+            let first = try statement.column(1, as: Int64.self)
+            let last = try statement.column(2, as: Int64?.self) ?? first
+            for key in wanted! where key.table == table && key.id >= first && key.id <= last { deleted.insert(key) }
+        }
+        return deleted
+    }
+
+    private static let deletesSQL = "SELECT tbl, row, last FROM tether_changes WHERE seq > ? AND kind = ?"
+    private static let deletesSQLWithoutRanges = "SELECT tbl, row, NULL FROM tether_changes WHERE seq > ? AND kind = ?"
+
     private static let othersSQL = "SELECT seq, tbl, row, kind, last FROM tether_changes WHERE seq > ? AND seq < ? ORDER BY seq"
     private static let othersSQLWithoutRanges = "SELECT seq, tbl, row, kind, NULL FROM tether_changes WHERE seq > ? AND seq < ? ORDER BY seq"
     /// The entries of a range of sequence numbers (the store's own, read back).

@@ -53,6 +53,7 @@ extension Store {
                 guard let relation = referring.columns[position].relation, relation.target._tableName == table,
                       (try? referring.columns[position].read(model)) == .integer(id) else { continue }
                 setQuietly(model, referring.definition.columns[position].propertyIndex) { relation.set(model, nil) }
+                placeEverywhere(model, referring)
             }
         }
     }
@@ -63,6 +64,16 @@ extension Store {
         let suppressed = _Suppressed(object: ObjectIdentifier(model), column: index)
         state.suppressed.insert(suppressed)
         body()
-        state.suppressed.remove(suppressed)
+        // In a quiet transaction the change is seen at its end, which clears the marks.
+        if state.quietTransactions == 0 { state.suppressed.remove(suppressed) }
+    }
+
+    /// Runs `body`, which sets models from the database, in one model transaction: observers
+    /// and computed properties see all of it at once, and nothing of it is written back.
+    func quietTransaction(_ body: () -> Void) {
+        state.quietTransactions += 1
+        transaction(body)
+        state.quietTransactions -= 1
+        if state.quietTransactions == 0 { state.suppressed = [] }
     }
 }

@@ -295,6 +295,7 @@ public final class Store {
                 func ensure<T: PersistentModel>(_ type: T.Type) throws { _ = try self.table(for: type) }
                 try ensure(target)
             }
+            try setUpToMany(type, table: table)
             return table
         } catch {
             throw StoreError.wrap(error)
@@ -337,6 +338,11 @@ public final class Store {
         } catch {
             throw StoreError.wrap(error)
         }
+    }
+
+    /// Inserts the models among `objects` (of `table`'s type) that are not stored yet.
+    func insertObjects(_ objects: [AnyObject], table: _Table) throws {
+        try objects.withUnsafeBufferPointer { try insert($0, table: table) }
     }
 
     /// Inserts the models of `table`'s type among `objects` that are not stored yet.
@@ -393,6 +399,12 @@ public final class Store {
         }
         protect(ids.lazy.map { _RowKey(table: tableName, id: $0) }, at: stamp)
         state.fileLostReported = false
+        if state.toManyByChild[tableName] != nil {
+            for index in fresh { placeEverywhere(objects[index], table) }
+        }
+        if state.toManyByParent[tableName] != nil {
+            try insertChildren(of: fresh.map { objects[$0] }, table: table)
+        }
         pruneLogIfDue()
         drain()
     }
@@ -475,6 +487,9 @@ public final class Store {
         // waits for it (see `_WhileWaiting`): no copy of the rows' values in between. They
         // belong to this thread.
         var fetched = _FetchedModels()
+        let parentOfCollections = state.toManyByParent[table.name] != nil
+        let childOfCollections = state.toManyByChild[table.name] != nil
+        fetched.collectsFresh = parentOfCollections || childOfCollections
         // The ids of the models made, kept only if older events wait in the inbox (see below).
         var made: [Int64] = []
         let state = self.state
@@ -506,15 +521,38 @@ public final class Store {
         // applied yet are not applied to them.
         if stamp.waiting { protect(made.lazy.map { _RowKey(table: table.name, id: $0) }, at: stamp.stamp) }
         if !fetched.relations.isEmpty { try resolve(fetched.relations, table: table) }
+        if !fetched.fresh.isEmpty {
+            if childOfCollections, state.loadingCollections == 0 {
+                // Children loaded on their own: each joins its parent's collection, if that is live.
+                for (child, _) in fetched.fresh { placeEverywhere(child, table) }
+            }
+            if parentOfCollections { try loadCollections(of: fetched.fresh, table: table) }
+        }
         return fetched.take(as: M.self)
     }
 
     /// Deletes the model's row; the model stops being written through (a later change to it is
-    /// not written, and is reported on `errors` as `StoreError.deleted`).
+    /// not written, and is reported on `errors` as `StoreError.deleted`). Pending changes are
+    /// written first.
+    ///
+    /// The delete rules of the model's to-many relationships apply (see `Relationship`): its
+    /// children are deleted with it (`.cascade`, their models too) or left without a parent
+    /// (`.nullify`), or the delete is refused with `StoreError.deleteDenied`, naming them
+    /// (`.deny`).
+    ///
+    /// ```swift
+    /// do { try store.delete(customer) } catch .deleteDenied(_, _, _, _, let invoices) { show(invoices) }
+    /// ```
     public func delete<M: PersistentModel>(_ model: M) throws(StoreError) {
         try checkWritable()
         let table = try table(for: M.self)
-        guard let id = model.persistentID else { throw .notStored(model: M._$schema.name) }
+        guard model.persistentID != nil else { throw .notStored(model: M._$schema.name) }
+        // Changes made before the delete are written before it: the delete rules see them (a
+        // child taken out of a denying collection no longer blocks the delete).
+        if !state.dirty.isEmpty || !state.inFlight.isEmpty { try flush() }
+        // The flush may have found the row deleted elsewhere (the model is marked deleted): then
+        // there is nothing to delete, and the id may already be another row's.
+        guard let id = model.persistentID else { return }
         let sql = "DELETE FROM \(table.quotedName) WHERE id = ?"
         let tracker = self.tracker
         let tableName = table.name
@@ -523,24 +561,35 @@ public final class Store {
         let stamp: UInt64
         let changed: [(String, Int64, StoreChange.Kind)]
         do {
-            (stamp, changed) = try writer.sync { connection in
+            (stamp, changed) = try deleteDenied(by: table, id: id) { try writer.sync { connection in
                 let (changed, changes) = try file.write(connection) {
                     try tracker.write(connection, { () throws -> [(String, Int64, StoreChange.Kind)] in
                         // What the delete changed: its row, and the rows whose to-one
                         // relationships pointed at it (set to NULL by their foreign keys).
                         let before = try _ChangeTracker.highWater(connection)
-                        try connection.execute(sql, [.integer(id)])
+                        // Deleted elsewhere already: the id may be a new row's, not ours.
+                        if try tracker.deletedSinceLastLook(connection, among: [_RowKey(table: tableName, id: id)]).isEmpty {
+                            try connection.execute(sql, [.integer(id)])
+                        }
                         return try _ChangeTracker.rows(after: before, connection)
                     }, rows: { $0 })
                 }
                 return (inbox.push(.changes(changes)), changed)
-            }
+            } }
         } catch {
             throw StoreError.wrap(error)
         }
         drain(before: stamp)
-        nullifyRelationships(to: tableName, id: id, in: changed)
-        markDeleted(model, key: _RowKey(table: table.name, id: id), table: table)
+        quietTransaction {
+            // What the delete rules did: the rows deleted with it, and those nullified.
+            for (name, row, kind) in changed where kind == .delete && !(name == tableName && row == id) {
+                let key = _RowKey(table: name, id: row)
+                guard let other = state.tablesByName[name], let live = state.identity[key] as? any Model else { continue }
+                markDeleted(live, key: key, table: other)
+            }
+            nullifyRelationships(to: tableName, id: id, in: changed)
+            markDeleted(model, key: _RowKey(table: table.name, id: id), table: table)
+        }
         state.fileLostReported = false
         pruneLogIfDue()
         drain()

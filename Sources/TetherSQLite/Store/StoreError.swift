@@ -24,6 +24,10 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A change breaks a rule (the model's own, see `Validating`, or a constraint of the
     /// database): it was not written; it stays pending, and the model keeps it.
     case invalid(ValidationError)
+    /// The delete was refused by a relationship whose delete rule is `.deny`: the model (row `id`
+    /// of `model`'s table) still has related models, the rows `blocking` of table `related`
+    /// (through its relationship `relationship`). Nothing was deleted.
+    case deleteDenied(model: String, id: Int64, relationship: String, related: String, blocking: [Int64])
 
     /// The SQLite error, if this is one.
     public var sqliteError: SQLiteError? {
@@ -43,6 +47,9 @@ public enum StoreError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the database file \(path) was deleted or replaced while open; changes are kept in memory and not written"
         case .readOnly(let path): return "the store of \(path) was opened read-only; the change was not written"
         case .invalid(let error): return "not written, invalid: \(error)"
+        case .deleteDenied(let model, let id, let relationship, let related, let blocking):
+            let rows = blocking.count == 1 ? "\(related) \(blocking[0])" : "\(related) rows \(blocking.map { "\($0)" }.joined(separator: ", "))"
+            return "\(model) \(id) was not deleted: its \(relationship) still hold \(rows) (the delete rule of \(model).\(relationship) is deny)"
         }
     }
 

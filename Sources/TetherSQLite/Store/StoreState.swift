@@ -32,6 +32,16 @@ final class _StoreState {
     /// Whether `StoreError.fileLost` was sent on `errors` since the last successful write: it
     /// is sent once per loss, not at every retry.
     var fileLostReported = false
+    /// The to-many relationships, by the parent's table and by the children's table.
+    var toManyByParent: [String: [_ToMany]] = [:]
+    var toManyByChild: [String: [_ToMany]] = [:]
+    /// The parent whose collection each child row was last placed in, by relationship.
+    var parentOf: [_MemberKey: Int64] = [:]
+    /// Whether collections are being loaded (the children loaded for them are placed there, not
+    /// one by one).
+    var loadingCollections = 0
+    /// How many `quietTransaction`s are running.
+    var quietTransactions = 0
 }
 
 struct _Suppressed: Hashable {

@@ -178,6 +178,13 @@ extension Store {
                 reject(rejected, of: rows)
                 rows.removeAll { taken in rejected.contains { $0.key == taken.row.key } }
             }
+            if !set.deletedKeys.isEmpty {
+                // Rows others deleted before the commit were left out of it: the change is not
+                // written, and said so (the reload below marks the models deleted).
+                for taken in rows where set.deletedKeys.contains(taken.row.key) {
+                    errorSubject.sendNext(.deleted(model: taken.row.table.definition.modelName, id: taken.row.key.id))
+                }
+            }
             apply(set, stamp: item.stamp, committed: rows)
         case .failed(let batch, let error):
             restore(batch)
@@ -246,16 +253,22 @@ extension Store {
             }
             // Otherwise the look did not read the row (its table was not the store's yet).
         }
-        if !updates.isEmpty {
-            let inFlight = state.inFlight.isEmpty && committed.isEmpty ? [:] : inFlightColumns(and: committed)
-            transaction {
-                for update in updates {
-                    reloadRow(update.model, table: update.table, values: update.values, inFlight: inFlight)
-                }
+        let children = state.toManyByChild.isEmpty ? [:] : newChildren(in: set)
+        guard !updates.isEmpty || !deletions.isEmpty || !children.isEmpty else { return }
+        let inFlight = state.inFlight.isEmpty && committed.isEmpty ? [:] : inFlightColumns(and: committed)
+        // One model transaction: computed properties, over several rows and collections, see
+        // the whole change at once.
+        quietTransaction {
+            for update in updates {
+                reloadRow(update.model, table: update.table, values: update.values, inFlight: inFlight)
             }
-            state.suppressed = []
+            if !state.toManyByChild.isEmpty {
+                // Children given another parent, or another place in the order.
+                for update in updates { placeEverywhere(update.model, update.table) }
+            }
+            for deletion in deletions { markDeleted(deletion.model, key: deletion.key, table: deletion.table) }
+            loadNewChildren(children)
         }
-        for deletion in deletions { markDeleted(deletion.model, key: deletion.key, table: deletion.table) }
     }
 
     /// Sets the model's properties whose column holds a different value, except those with a

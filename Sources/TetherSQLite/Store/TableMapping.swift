@@ -20,6 +20,17 @@ struct _ColumnIO: @unchecked Sendable {
             var io = _ColumnIO(
                 read: { object throws(SQLiteError) in try column.encode(property.get(unsafeDowncast(object, to: M.self))) },
                 write: { _, _ throws(SQLiteError) in })
+            if let referencedID = property.referencedID {
+                // A reference back (`@Relationship var invoice: Invoice?`): the id it keeps, even
+                // when its target was freed; a target not stored yet is an error (insert it first).
+                io = _ColumnIO(
+                    read: { object throws(SQLiteError) in
+                        let model = unsafeDowncast(object, to: M.self)
+                        let id = referencedID(model)
+                        return id > 0 ? .integer(id) : try column.encode(property.get(model))
+                    },
+                    write: { _, _ throws(SQLiteError) in })
+            }
             io.relation = (target, { object, related in property.set(unsafeDowncast(object, to: M.self), related ?? none) })
             return io
         }
@@ -103,12 +114,21 @@ final class _Table: @unchecked Sendable {
         self.positionByProperty = positions
         // A hook lives as long as a model holding it, maybe longer than the store: it reaches the
         // store weakly, and the table only while the store (which holds the table) is alive.
-        liveHook = _PersistenceHook { [unowned self] model, registrar, index in
-            box.store?.changed(model, registrar, column: index, table: self)
+        // A reference back whose target was freed loads it again through the store.
+        let resolve: @Sendable (any Model.Type, Int64) -> AnyObject? = { type, id in
+            guard let type = type as? any PersistentModel.Type, let store = box.store else { return nil }
+            return try? store.related(type, id: id)
         }
-        deletedHook = _PersistenceHook { [unowned self] _, registrar, index in
-            box.store?.changedAfterDeletion(registrar, column: index, table: self)
-        }
+        liveHook = _PersistenceHook(
+            changed: { [unowned self] model, registrar, index in
+                box.store?.changed(model, registrar, column: index, table: self)
+            },
+            resolve: resolve)
+        deletedHook = _PersistenceHook(
+            changed: { [unowned self] _, registrar, index in
+                box.store?.changedAfterDeletion(registrar, column: index, table: self)
+            },
+            resolve: resolve)
     }
 
     func persistsProperty(_ index: Int) -> Bool {
@@ -218,6 +238,7 @@ final class _Table: @unchecked Sendable {
                 }
                 live.set(model, for: id)
                 made?.pointee.append(id)
+                if out.collectsFresh { out.fresh.append((model, id)) }
                 out.append(model)
             }
         }
@@ -256,6 +277,12 @@ final class _Table: @unchecked Sendable {
         } catch {
             throw located(error, position: position)
         }
+    }
+
+    /// Sets the to-one relationship in column `position` of a model to a related model, or to
+    /// nil, through the property's setter (so the change is written through).
+    func setRelation(at position: Int) -> (AnyObject, AnyObject?) -> Void {
+        columns[position].relation!.set
     }
 
     /// The positions of the to-one relationships' columns.

@@ -37,6 +37,11 @@ struct _FetchedModels: ~Copyable {
     /// The to-one relationships of the new models: the model, its column's position and the
     /// related row's id, for the store to resolve after the fetch (`Store.resolve`).
     var relations: [(model: AnyObject, position: Int, id: Int64)] = []
+    /// Whether to keep the new models in `fresh` (for a table with to-many relationships, or
+    /// one whose rows are their children).
+    var collectsFresh = false
+    /// The new models and their ids, if `collectsFresh`.
+    var fresh: [(model: AnyObject, id: Int64)] = []
     private var base: UnsafeMutablePointer<AnyObject>?
     private var stored = 0
     private var capacity = 0

@@ -28,11 +28,13 @@ extension Store {
         }
         model._$registrar.rowID.store(-key.id, ordering: .relaxed)
         model._$registrar.setPersistence(table.deletedHook)
+        if state.toManyByChild[table.name] != nil { placeEverywhere(model, table) }   // leaves its parent's collection
     }
 
     /// A stored model changed (on the model's thread, called by its table's `liveHook`):
     /// remember which column, and make sure a commit is scheduled for the end of this turn.
     func changed(_ model: AnyObject, _ registrar: ModelRegistrar, column: Int, table: _Table) {
+        if !state.toManyByParent.isEmpty, relationshipChanged(model, registrar, column: column, table: table) { return }
         guard table.persistsProperty(column) else { return }
         let object = ObjectIdentifier(model)
         if !state.suppressed.isEmpty, state.suppressed.remove(_Suppressed(object: object, column: column)) != nil {
@@ -152,11 +154,16 @@ extension Store {
                 var rejected: [_Rejected] = []
                 do {
                     changes = try file.write(connection) {
-                        try tracker.write(connection, {
-                            for update in updates {
+                        try tracker.write(connection, { () throws -> Set<_RowKey> in
+                            // A row deleted elsewhere is not written (its id may be a new row's).
+                            let gone = try tracker.deletedSinceLastLook(connection, among: updates.lazy.map(\.key))
+                            for update in updates where !gone.contains(update.key) {
                                 try connection.execute(update.sql, update.arguments)
                             }
-                        }, rows: { updates.lazy.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) } }).1
+                            return gone
+                        }, rows: { gone in
+                            updates.lazy.filter { !gone.contains($0.key) }.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) }
+                        }).1
                     }
                 } catch let error as SQLiteError where error.code.primary == .constraint {
                     // A row breaks a constraint of the database: the batch was rolled back.
@@ -284,8 +291,8 @@ extension Store {
         var rejected: [_Rejected] = []
         let changes = try file.write(connection) {
             try tracker.write(connection, { () throws -> Set<_RowKey> in
-                var left: Set<_RowKey> = []
-                for update in updates {
+                var left = try tracker.deletedSinceLastLook(connection, among: updates.lazy.map(\.key))
+                for update in updates where !left.contains(update.key) {
                     try connection.execute("SAVEPOINT tether_row")
                     do {
                         try connection.execute(update.sql, update.arguments)

@@ -13,6 +13,7 @@ func modelMacros(conformances: [TypeSyntax] = ["Model"]) -> [String: MacroSpec] 
         "_ModelTracked": MacroSpec(type: ModelTrackedMacro.self),
         "ModelIgnored": MacroSpec(type: ModelIgnoredMacro.self),
         "Transient": MacroSpec(type: TransientMacro.self),
+        "Relationship": MacroSpec(type: RelationshipMacro.self),
     ]
 }
 

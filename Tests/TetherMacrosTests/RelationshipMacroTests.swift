@@ -1,0 +1,129 @@
+import SwiftSyntaxMacrosTestSupport
+import XCTest
+
+/// `@Relationship` as `@Model` reads it: a to-many property's schema entry carries its
+/// declaration; the reference back gets `_ModelReference` storage and accessors that resolve
+/// it; misuse is a diagnostic.
+final class RelationshipMacroTests: XCTestCase {
+    func testToManyAndReferenceBackSchema() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Invoice {
+                @Relationship(inverse: \\Line.invoice, deleteRule: .cascade, orderBy: \\Line.position)
+                var lines: [Line] = []
+            }
+            @Model
+            final class Line {
+                @Relationship var invoice: Invoice?
+            }
+            """,
+            expandedSource: #"""
+            final class Invoice {
+                @Relationship(inverse: \Line.invoice, deleteRule: .cascade, orderBy: \Line.position)
+                @Tether._ModelTracked(index: 0)
+                var lines: [Line] = []
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
+
+                static let _$schema = Tether.ModelSchema<Invoice>(name: "Invoice", properties: [
+                    Tether.ModelProperty(name: "lines", index: 0, keyPath: \Invoice.lines, transient: false, set: {
+                                $0.lines = $1
+                            }, storage: {
+                                $0._lines
+                            }, relationship: Tether._ToMany(inverse: \Line.invoice, deleteRule: .cascade, orderBy: \Line.position)),
+                ])
+            }
+            final class Line {
+                @Relationship
+                @Tether._ModelTracked(index: 0) var invoice: Invoice?
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
+
+                static let _$schema = Tether.ModelSchema<Line>(name: "Line", properties: [
+                    Tether.ModelProperty(name: "invoice", index: 0, keyPath: \Line.invoice, transient: false, set: {
+                                $0.invoice = $1
+                            }, reference: {
+                                $0._invoice
+                            }),
+                ])
+            }
+
+            extension Invoice: Tether.Model {
+            }
+
+            extension Line: Tether.Model {
+            }
+            """#,
+            macroSpecs: ["Model": modelMacros()["Model"]!]
+        )
+    }
+
+    func testReferenceBackStorageAndAccessors() {
+        assertMacroExpansion(
+            """
+            final class Line {
+                @Relationship @_ModelTracked(index: 0) var invoice: Invoice? = nil
+            }
+            """,
+            expandedSource: #"""
+            final class Line {
+                var invoice: Invoice? {
+                    @storageRestrictions(initializes: _invoice)
+                    init(initialValue) {
+                        _invoice = Tether._ModelReference(initialValue)
+                    }
+                    get {
+                        _$registrar.access(self, index: 0, \.invoice)
+                        return _invoice.resolve(_$registrar)
+                    }
+                    set {
+                        guard _$registrar.willSet(self, index: 0, from: _invoice.current, to: newValue, \.invoice) else {
+                            _invoice.assign(newValue)
+                            return
+                        }
+                        _invoice.assign(newValue)
+                        _$registrar.didSet(self, index: 0, to: newValue, \.invoice)
+                    }
+                }
+
+                @Tether.ModelIgnored private var _invoice: Tether._ModelReference<Invoice>
+            }
+            """#,
+            macroSpecs: modelMacros()
+        )
+    }
+
+    func testMisuse() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Invoice {
+                @Relationship var lines: [Line] = []
+                @Relationship(inverse: \\Invoice.parent) var parent: Invoice?
+                @Relationship var count = 0
+            }
+            """,
+            expandedSource: """
+            final class Invoice {
+                @Relationship var lines: [Line] = []
+                @Relationship(inverse: \\Invoice.parent) var parent: Invoice?
+                @Relationship var count = 0
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 0)
+
+                static let _$schema = Tether.ModelSchema<Invoice>(name: "Invoice", properties: [])
+            }
+
+            extension Invoice: Tether.Model {
+            }
+            """,
+            diagnostics: [
+                modelDiagnostic("toManyNeedsInverse", "a to-many relationship needs its inverse: @Relationship(inverse: \\Line.invoice) var lines: [Line] = []", line: 3, column: 5),
+                modelDiagnostic("referenceTakesNoArguments", "the inverse and the delete rule go on the to-many side; write @Relationship alone here", line: 4, column: 5),
+                modelDiagnostic("relationshipType", "@Relationship needs the property's type written: [Model] for a to-many relationship, Model? for the reference back", line: 5, column: 5),
+            ],
+            macroSpecs: ["Model": modelMacros()["Model"]!]
+        )
+    }
+}

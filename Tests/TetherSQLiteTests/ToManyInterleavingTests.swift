@@ -1,0 +1,155 @@
+import Foundation
+import Testing
+import TetherSQLite
+import TetherTestSupport
+
+/// Seeded random work of two stores on one file, in one process, on sheets and their entries
+/// (a to-many relationship with a cascade rule and an order): entries inserted, appended to and
+/// removed from collections, given other sheets, reordered, changed and deleted, sheets inserted
+/// and deleted, with flushes and refreshes at random. After each round of syncing, every live
+/// sheet of each store holds exactly the entries its row has, in the declared order, each naming
+/// it, and its total is their sum; in memory, at every step, each entry in a collection names
+/// its sheet. A failing seed replays: `TETHER_SEEDS=421 swift test --filter replaySeeds`.
+@Suite("To-many relationships: seeded work of two stores")
+struct ToManyInterleavingTests {
+    final class Side {
+        let scheduler = TestScheduler()
+        let store: Store
+        var sheets: [Sheet] = []
+
+        init(path: String) throws {
+            store = try Store(path: path, scheduler: scheduler, watchesExternalChanges: false)
+        }
+
+        var liveSheets: [Sheet] { sheets.filter { $0.persistentID != nil } }
+        var liveEntries: [Entry] { liveSheets.flatMap(\.entries).filter { $0.persistentID != nil } }
+
+        /// Picks up sheets another store inserted.
+        func adoptNewSheets() throws {
+            for sheet in try store.fetch(Sheet.self) where !sheets.contains(where: { $0 === sheet }) { sheets.append(sheet) }
+        }
+    }
+
+    @Test(arguments: 1...40)
+    func seed(_ seed: Int) throws {
+        try Self.run(seed: UInt64(seed), operations: 80)
+    }
+
+    /// Replays seeds given in `TETHER_SEEDS` (`421`, or a range `41-800`), 200 operations each;
+    /// with `TETHER_TRACE` set, prints every step and the rows. Skipped without `TETHER_SEEDS`.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["TETHER_SEEDS"] != nil))
+    func replaySeeds() throws {
+        let parts = (ProcessInfo.processInfo.environment["TETHER_SEEDS"] ?? "").split(separator: "-").compactMap { UInt64($0) }
+        let first = try #require(parts.first, "TETHER_SEEDS: a seed or a range such as 41-800")
+        for seed in first...(parts.last ?? first) { try Self.run(seed: seed, operations: 200) }
+    }
+
+    static func run(seed: UInt64, operations: Int) throws {
+        var random = SeededRandom(seed: seed)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tether-tomany-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/store.sqlite"
+        let sides = [try Side(path: path), try Side(path: path)]
+        let reader = try Connection(path: path)
+
+        func sync() throws {
+            for side in sides { try side.store.flush() }
+            for side in sides {
+                try side.store.refresh()
+                side.scheduler.advance()
+                try side.adoptNewSheets()
+            }
+        }
+
+        func check(_ moment: String) throws {
+            for (number, side) in sides.enumerated() {
+                for sheet in side.liveSheets {
+                    let rows = try reader.rows(
+                        "SELECT id, amount FROM Entry WHERE sheet_id = ? ORDER BY position, id", [.integer(sheet.persistentID!)])
+                    let ids = rows.map { row -> Int64 in if case .integer(let id) = row.values[0] { id } else { -1 } }
+                    let amounts = rows.map { row -> Int in if case .integer(let amount) = row.values[1] { Int(amount) } else { -1 } }
+                    #expect(sheet.entries.map { $0.persistentID ?? 0 } == ids,
+                            "seed \(seed), \(moment): store \(number)'s sheet \(sheet.persistentID!) holds the rows of its entries, in order")
+                    #expect(sheet.entries.allSatisfy { $0.sheet === sheet }, "seed \(seed), \(moment): each entry names its sheet")
+                    #expect(sheet.total == amounts.reduce(0, +), "seed \(seed), \(moment): the total is the rows' sum")
+                }
+            }
+        }
+
+        var label = 0
+        func newEntry() -> Entry {
+            label += 1
+            let entry = Entry()
+            entry.label = "e\(label)"
+            entry.position = random.within(0...5)
+            entry.amount = random.within(1...9)
+            return entry
+        }
+
+        let trace = ProcessInfo.processInfo.environment["TETHER_TRACE"] != nil
+        for step in 0..<operations {
+            let which = random.below(2)
+            let side = sides[which]
+            let sheets = side.liveSheets
+            let entries = side.liveEntries
+            let operation = random.below(11)
+            if trace {
+                print("step \(step) store \(which) op \(operation) sheets \(sheets.map { "\($0.persistentID!):\($0.entries.map { "\($0.persistentID ?? 0)" })" })")
+            }
+            switch operation {
+            case 0:
+                let sheet = Sheet()
+                sheet.entries = (0..<random.below(3)).map { _ in newEntry() }
+                try side.store.insert(sheet)
+                side.sheets.append(sheet)
+            case 1 where !sheets.isEmpty:
+                let entry = newEntry()
+                entry.sheet = sheets[random.below(sheets.count)]
+                try side.store.insert(entry)
+            case 2 where !sheets.isEmpty:
+                sheets[random.below(sheets.count)].entries.append(newEntry())
+            case 3 where !sheets.isEmpty:
+                let sheet = sheets[random.below(sheets.count)]
+                if !sheet.entries.isEmpty { sheet.entries.remove(at: random.below(sheet.entries.count)) }
+            case 4 where !entries.isEmpty && !sheets.isEmpty:
+                entries[random.below(entries.count)].sheet = sheets[random.below(sheets.count)]
+            case 5 where !entries.isEmpty:
+                entries[random.below(entries.count)].position = random.within(0...5)
+            case 6 where !entries.isEmpty:
+                entries[random.below(entries.count)].amount = random.within(1...9)
+            case 7 where !entries.isEmpty:
+                try side.store.delete(entries[random.below(entries.count)])
+            case 8 where !sheets.isEmpty:
+                // Deleting a sheet: both stores synced first (so neither gives an entry to a
+                // sheet the other deleted), then the other notices the cascade in the log.
+                try sync()
+                let live = side.liveSheets
+                if !live.isEmpty { try side.store.delete(live[random.below(live.count)]) }
+                try sync()
+                try check("after step \(step), a sheet deleted")
+            case 9:
+                try side.store.flush()
+            default:
+                try sync()
+                try check("after step \(step)")
+            }
+            if trace {
+                for (number, side) in sides.enumerated() {
+                    print("   after: store \(number) \(side.liveSheets.map { "\($0.persistentID!):\($0.entries.map { "\($0.persistentID ?? 0)/\($0.position)" })" })")
+                }
+                print("   db: \(try reader.rows("SELECT id, sheet_id, position FROM Entry ORDER BY id").map { $0.values.map { "\($0)" }.joined(separator: ",") })")
+            }
+            // In memory, at every step: each entry in a collection names its sheet.
+            for (number, side) in sides.enumerated() {
+                for sheet in side.liveSheets {
+                    for entry in sheet.entries where entry.sheet !== sheet {
+                        Issue.record("seed \(seed), step \(step) (operation \(operation) by store \(which)): store \(number)'s sheet \(sheet.persistentID!) holds entry \(entry.persistentID.map(String.init) ?? "deleted"), which names sheet \(entry.sheet?.persistentID.map(String.init) ?? "none")")
+                    }
+                }
+            }
+        }
+        try sync()
+        try check("at the end")
+    }
+}

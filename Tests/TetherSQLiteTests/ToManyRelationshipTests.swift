@@ -1,0 +1,284 @@
+import Foundation
+import Testing
+import TetherSQLite   // the public API only, as a user's package sees it
+
+@Model
+final class Sheet {
+    var title = ""
+    @Relationship(inverse: \Entry.sheet, deleteRule: .cascade, orderBy: \Entry.position)
+    var entries: [Entry] = []
+    var total: Int { entries.reduce(0) { $0 + $1.amount } }
+}
+extension Sheet: PersistentModel {}
+
+@Model
+final class Entry {
+    @Relationship var sheet: Sheet?
+    var position = 0
+    var amount = 0
+    var label = ""
+}
+extension Entry: PersistentModel {}
+
+@Model
+final class Keeper {
+    var name = ""
+    @Relationship(inverse: \Pet.keeper, deleteRule: .deny) var pets: [Pet] = []
+}
+extension Keeper: PersistentModel {}
+
+@Model
+final class Pet {
+    @Relationship var keeper: Keeper?
+    var name = ""
+}
+extension Pet: PersistentModel {}
+
+@Model
+final class Shelf {
+    var room = ""
+    @Relationship(inverse: \Book.shelf) var books: [Book] = []
+}
+extension Shelf: PersistentModel {}
+
+@Model
+final class Book {
+    @Relationship var shelf: Shelf?
+    var title = ""
+}
+extension Book: PersistentModel {}
+
+/// A sheet with entries of the given amounts, at positions 10, 20, ... (not stored).
+private func sheet(_ title: String, _ amounts: [Int]) -> Sheet {
+    let sheet = Sheet()
+    sheet.title = title
+    sheet.entries = amounts.enumerated().map { index, amount in
+        let entry = Entry()
+        entry.position = (index + 1) * 10
+        entry.amount = amount
+        entry.label = "\(title)\(index + 1)"
+        return entry
+    }
+    return sheet
+}
+
+private func labels(_ sheet: Sheet) -> [String] { sheet.entries.map(\.label) }
+
+@Suite("To-many relationships")
+struct ToManyRelationshipTests {
+    /// Inserting a parent inserts the children in its collection, naming it; a second store
+    /// loads the parent with its children, in the declared order, with one query for them.
+    @Test func insertingAParentInsertsItsChildrenAndAnotherStoreLoadsThemInOrder() throws {
+        let fixture = try StoreFixture()
+        let first = sheet("a", [5, 7, 9])
+        first.entries[0].position = 40   // out of order on purpose
+        try fixture.store.insert(first)
+        #expect(first.entries.allSatisfy { $0.persistentID != nil && $0.sheet === first })
+        #expect(labels(first) == ["a2", "a3", "a1"], "put in the declared order")
+        try fixture.store.flush()
+        let rows = try fixture.another().rows("SELECT sheet_id, label FROM Entry ORDER BY id")
+        #expect(rows.map { $0.values } == [[.integer(first.persistentID!), .text("a1")],
+                                          [.integer(first.persistentID!), .text("a2")],
+                                          [.integer(first.persistentID!), .text("a3")]])
+
+        let other = try Store(path: fixture.path, scheduler: TestScheduler(), watchesExternalChanges: false)
+        let loaded = try #require(try other.load(Sheet.self, id: first.persistentID!))
+        #expect(labels(loaded) == ["a2", "a3", "a1"])
+        #expect(loaded.total == 21)
+        #expect(loaded.entries.allSatisfy { $0.sheet === loaded })
+    }
+
+    /// Loading many parents costs one query for all their children (not one per parent).
+    @Test func loadingParentsReadsTheirChildrenWithOneQuery() throws {
+        let fixture = try StoreFixture()
+        try fixture.store.insert(contentsOf: (1...20).map { sheet("s\($0)", [$0, $0]) })
+        try fixture.store.flush()
+        fixture.close()
+        try fixture.open()
+        fixture.log.clear()
+        let sheets = try fixture.store.fetch(Sheet.self)
+        #expect(sheets.count == 20)
+        #expect(sheets.allSatisfy { $0.entries.count == 2 && $0.total == 2 * Int($0.title.dropFirst())! })
+        let selects = fixture.log.statements.filter { $0.hasPrefix("SELECT") && $0.contains("Entry") }
+        #expect(selects.count == 2, "the children's ids, then the children: \(selects)")
+    }
+
+    /// Here: a child inserted, given another parent, moved in the order or deleted changes the
+    /// collections, and `observe` of the collection and of a computed total over it send each
+    /// change once.
+    @Test func childrenChangedHereKeepTheCollectionsInStep() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = sheet("a", [1, 2])
+        let b = sheet("b", [100])
+        try store.insert(contentsOf: [a, b])
+        let (totals, _) = record(observe(a, \.total))
+        let (collections, _) = record(observe(a, \.entries).map { $0.map(\.label) })
+
+        let added = Entry()
+        added.label = "a3"
+        added.position = 15
+        added.amount = 4
+        added.sheet = a
+        try store.insert(added)
+        #expect(labels(a) == ["a1", "a3", "a2"])
+
+        added.position = 99
+        #expect(labels(a) == ["a1", "a2", "a3"])
+
+        let moved = a.entries[0]
+        moved.sheet = b
+        #expect(labels(a) == ["a2", "a3"])
+        #expect(labels(b) == ["a1", "b1"], "same position: by id")
+
+        try store.delete(a.entries[0])
+        #expect(labels(a) == ["a3"])
+        added.amount = 40
+        try store.flush()
+
+        #expect(totals.values == [3, 7, 6, 4, 40])
+        #expect(collections.values == [["a1", "a2"], ["a1", "a3", "a2"], ["a1", "a2", "a3"], ["a2", "a3"], ["a3"]])
+        let rows = try fixture.another().rows("SELECT label, sheet_id FROM Entry ORDER BY label")
+        #expect(rows.map { $0.values } == [[.text("a1"), .integer(b.persistentID!)], [.text("a3"), .integer(a.persistentID!)],
+                                          [.text("b1"), .integer(b.persistentID!)]])
+    }
+
+    /// Changing the collection itself: an appended child (not stored yet) is inserted and names
+    /// the parent; a removed one names nothing; both are written.
+    @Test func appendingToAndRemovingFromTheCollectionSetsTheInverse() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1, 2]))
+        let fresh = Entry()
+        fresh.label = "new"
+        fresh.position = 5
+        a.entries.append(fresh)
+        #expect(fresh.persistentID != nil)
+        #expect(fresh.sheet === a)
+        #expect(labels(a) == ["new", "a1", "a2"], "in the declared order")
+        let removed = a.entries.removeLast()
+        #expect(removed.sheet == nil)
+        #expect(labels(a) == ["new", "a1"])
+        try store.flush()
+        let rows = try fixture.another().rows("SELECT label, sheet_id FROM Entry ORDER BY label")
+        #expect(rows.map { $0.values } == [[.text("a1"), .integer(a.persistentID!)], [.text("a2"), .null],
+                                          [.text("new"), .integer(a.persistentID!)]])
+    }
+
+    /// The delete rules, here: cascade deletes the children (their models are deleted too),
+    /// nullify leaves them without a parent, deny refuses and names the children in the way.
+    @Test func deleteRulesCascadeNullifyAndDeny() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1, 2]))
+        let entries = a.entries
+        try store.delete(a)
+        #expect(entries.allSatisfy { $0.persistentID == nil })
+        #expect(try store.count(Entry.self) == 0)
+
+        let shelf = try store.insert(Shelf())
+        let book = Book()
+        book.title = "Dune"
+        shelf.books = [book]
+        try store.delete(shelf)
+        #expect(book.persistentID != nil && book.shelf == nil)
+        #expect(try fixture.another().rows("SELECT shelf_id FROM Book").map { $0.values } == [[.null]])
+
+        let keeper = try store.insert(Keeper())
+        let cat = Pet(), dog = Pet()
+        keeper.pets = [cat, dog]
+        let error = #expect(throws: StoreError.self) { try store.delete(keeper) }
+        #expect(error == .deleteDenied(model: "Keeper", id: keeper.persistentID!, relationship: "pets", related: "Pet",
+                                       blocking: [cat.persistentID!, dog.persistentID!]))
+        #expect(keeper.persistentID != nil && keeper.pets.count == 2)
+        #expect(try store.count(Keeper.self) == 1)
+        keeper.pets = []
+        try store.delete(keeper)
+        #expect(try store.count(Keeper.self) == 0 && store.count(Pet.self) == 2)
+    }
+
+    /// Another process (a plain connection with foreign keys off, as the sqlite3 shell has them)
+    /// inserts a child, changes one, moves amounts between two in one transaction and deletes a
+    /// parent: the collections and the total follow, the total never shows a half-applied
+    /// transaction, and the cascade is applied by the database's trigger.
+    @Test func anotherProcessChangesChildrenAndDeletesAParent() throws {
+        let fixture = try StoreFixture(watches: true)
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1, 2]))
+        let b = try store.insert(sheet("b", [10]))
+        try store.flush()
+        let (totals, _) = record(observe(a, \.total))
+        let aID = a.persistentID!, bID = b.persistentID!
+        let first = a.entries[0].persistentID!, second = a.entries[1].persistentID!
+
+        func run(_ statements: String...) throws {
+            let child = try Child(["sql", fixture.path] + statements)
+            _ = child.readLines { $0.contains("done") }
+            child.process.waitUntilExit()
+            #expect(child.process.terminationStatus == 0)
+        }
+        try run("INSERT INTO Entry (sheet_id, position, amount, label) VALUES (\(aID), 15, 4, 'a3')")
+        #expect(pump(fixture.scheduler) { a.entries.count == 3 })
+        #expect(labels(a) == ["a1", "a3", "a2"])
+        try run("BEGIN; UPDATE Entry SET amount = amount - 1 WHERE id = \(second); UPDATE Entry SET amount = amount + 1 WHERE id = \(first); COMMIT")
+        #expect(pump(fixture.scheduler) { a.entries.first?.amount == 2 })
+        try run("UPDATE Entry SET sheet_id = \(bID) WHERE id = \(first)")
+        #expect(pump(fixture.scheduler) { b.entries.count == 2 })
+        #expect(labels(a) == ["a3", "a2"] && labels(b) == ["a1", "b1"])
+        let remaining = a.entries
+        try run("DELETE FROM Sheet WHERE id = \(aID)")
+        #expect(pump(fixture.scheduler) { a.persistentID == nil })
+        #expect(remaining.allSatisfy { $0.persistentID == nil }, "deleted with their sheet, by the trigger")
+        #expect(a.entries.isEmpty)
+        #expect(try fixture.another().rows("SELECT COUNT(*) FROM Entry WHERE sheet_id = \(aID)").first?.values == [.integer(0)])
+        #expect(totals.values == [3, 7, 5, 0], "no total from half of the transaction: \(totals.values)")
+    }
+
+    /// Another process is held to the deny rule too (the trigger refuses its delete).
+    @Test func anotherProcessIsRefusedADeniedDelete() throws {
+        let fixture = try StoreFixture()
+        let keeper = try fixture.store.insert(Keeper())
+        keeper.pets = [Pet()]
+        try fixture.store.flush()
+        let child = try Child(["sql", fixture.path, "DELETE FROM Keeper WHERE id = \(keeper.persistentID!)"], errors: FileHandle.nullDevice)
+        child.process.waitUntilExit()
+        #expect(child.process.terminationStatus != 0)
+        #expect(try fixture.store.count(Keeper.self) == 1)
+    }
+
+    /// Nothing is kept alive by the relationship: a sheet and its entries are freed when the
+    /// test lets them go (the entries refer back without holding the sheet).
+    @Test func aParentAndItsChildrenAreFreed() throws {
+        let fixture = try StoreFixture()
+        weak var weakSheet: Sheet?
+        weak var weakEntry: Entry?
+        do {
+            let a = try fixture.store.insert(sheet("a", [1, 2]))
+            weakSheet = a
+            weakEntry = a.entries[0]
+            #expect(a.total == 3)
+            try fixture.store.flush()
+        }
+        #expect(weakSheet == nil)
+        #expect(weakEntry == nil)
+    }
+
+    /// A child held on its own outlives its parent's model; reading its reference back loads the
+    /// parent again, with its collection, holding the same child.
+    @Test func aReferenceBackLoadsItsFreedParentAgain() throws {
+        let fixture = try StoreFixture()
+        weak var weakSheet: Sheet?
+        let entry: Entry
+        do {
+            let a = try fixture.store.insert(sheet("a", [1, 2]))
+            weakSheet = a
+            entry = a.entries[1]
+            try fixture.store.flush()
+        }
+        #expect(weakSheet == nil, "the entry does not keep its sheet alive")
+        let parent = try #require(entry.sheet)
+        #expect(parent.title == "a")
+        #expect(parent.entries.last === entry)
+        #expect(parent.total == 3)
+    }
+}
