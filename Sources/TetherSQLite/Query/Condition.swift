@@ -30,6 +30,9 @@ public struct Condition<Root: PersistentModel>: Sendable {
         case or(Node, Node)
         case not(Node)
         case constant(Bool)
+        /// The property's column (the row id when nil) is among the values a subquery selects
+        /// from a related table (a condition through a relationship).
+        case related(property: Int?, _Subquery)
         /// A condition that cannot be rendered (a key path that is not a stored column, a value
         /// that cannot be stored): fetching with it throws this error.
         case invalid(StoreError)
@@ -117,6 +120,68 @@ public struct Condition<Root: PersistentModel>: Sendable {
     public static func notIn<V: SQLiteConvertible>(_ keyPath: KeyPath<Root, V>, _ values: [V]) -> Condition {
         make(keyPath, values) { index, values in .isIn(property: index, values, negated: true, nullable: V.sqliteIsNullable) }
     }
+}
+
+// MARK: - Through relationships
+
+extension Condition {
+    /// The to-one relationship at `keyPath` holds a model that meets `condition` (a subquery on
+    /// the related table; a nil relationship does not).
+    ///
+    /// ```swift
+    /// store.fetch(Invoice.self, where: \.quantity > 2 && .related(\.customer, \.name == "Ada"))
+    /// ```
+    public static func related<Target: PersistentModel>(_ keyPath: KeyPath<Root, Target?>, _ condition: Condition<Target>) -> Condition {
+        switch property(keyPath) {
+        case .failure(let error):
+            return Condition(.invalid(error))
+        case .success(let index):
+            return Condition(.related(property: index, _Subquery(table: Target._$schema.name, select: "id", condition)))
+        }
+    }
+
+    /// At least one model of the to-many relationship at `keyPath` meets `condition` (a
+    /// subquery on the related table).
+    ///
+    /// ```swift
+    /// store.fetch(Invoice.self, where: .any(\.lines, \.amount > 100))
+    /// ```
+    public static func any<Target: PersistentModel>(_ keyPath: KeyPath<Root, [Target]>, _ condition: Condition<Target>) -> Condition {
+        let schema = Root._$schema
+        guard let relationship = schema.property(for: keyPath)?.relationship,
+              let inverse = Target._$schema.property(for: relationship.inverse) else {
+            return Condition(.invalid(.mapping(.unsupportedType(
+                model: schema.name, property: "\(keyPath)", type: "(not a to-many relationship declared with @Relationship(inverse:))"))))
+        }
+        return Condition(.related(property: nil, _Subquery(table: Target._$schema.name, select: inverse.name + "_id", condition)))
+    }
+}
+
+/// A subquery of a condition through a relationship: `SELECT select FROM table WHERE ...`, the
+/// condition on the related model rendered by the dialect of the outer query.
+struct _Subquery: Sendable {
+    let table: String
+    /// The column selected: the related row's id, or its foreign key back.
+    let select: String
+    let render: @Sendable (any _SQLDialect, inout [SQLiteValue]) throws(StoreError) -> String
+
+    init<Target: PersistentModel>(table: String, select: String, _ condition: Condition<Target>) {
+        self.table = table
+        self.select = select
+        self.render = { dialect, arguments throws(StoreError) in
+            try dialect.render(condition, column: { _columnName(of: Target.self, property: $0) }, arguments: &arguments)
+        }
+    }
+}
+
+/// The column of property `index` of `M`'s table (the property's name; with `_id` for a to-one
+/// relationship), or nil for a property with no column.
+func _columnName<M: PersistentModel>(of _: M.Type, property index: Int) -> String? {
+    let properties = M._$schema.properties
+    guard index < properties.count else { return nil }
+    let property = properties[index]
+    if property.isTransient || property.relationship != nil { return nil }
+    return ValueCodec.for(property.valueType)?.relationTarget != nil ? property.name + "_id" : property.name
 }
 
 /// A comparison of a column with a value.

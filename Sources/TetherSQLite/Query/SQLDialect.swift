@@ -124,6 +124,14 @@ extension _SQLDialect {
             return "NOT (\(try render(inner, model: model, column: column, arguments: &arguments)))"
         case .constant(let value):
             return value ? "1" : "0"
+        case .related(let property, let subquery):
+            // Two-valued, as in Swift: a NULL foreign key is in no subquery's result, and NULLs
+            // are left out of the result (`x IN (…, NULL)` would be NULL, not false).
+            let outer = try property.map { property throws(StoreError) in try name(property) } ?? quote("id")
+            let selected = quote(subquery.select)
+            let inner = try subquery.render(self, &arguments)
+            let test = "\(outer) IN (SELECT \(selected) FROM \(quote(subquery.table)) WHERE \(selected) IS NOT NULL AND (\(inner)))"
+            return property == nil ? test : "(\(outer) IS NOT NULL AND \(test))"
         case .invalid(let error):
             throw error
         }
