@@ -113,3 +113,64 @@ func grdbLoadOne(_ database: GRDBDatabase, id: Int64) -> GRDBInvoice? {
         preconditionFailure("GRDB fetchOne: \(error)")
     }
 }
+
+// MARK: P7: associations
+
+/// P7 with GRDB: records for the three tables Tether made, and the associations between them
+/// (GRDB finds the foreign keys in the schema).
+struct GRDBP7Customer: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "P7Customer"
+    var id: Int64
+    var name: String
+}
+
+struct GRDBP7Line: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "P7Line"
+    var id: Int64
+    var invoice_id: Int64?
+    var position: Int
+    var text: String
+    var quantity: Int
+    var unitPrice: Int
+}
+
+struct GRDBP7Invoice: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "P7Invoice"
+    static let customer = belongsTo(GRDBP7Customer.self)
+    static let lines = hasMany(GRDBP7Line.self)
+    var id: Int64
+    var number: Int
+    var customer_id: Int64?
+}
+
+/// An invoice with its customer and lines, decoded from one GRDB request.
+struct GRDBP7InvoiceInfo: Decodable, FetchableRecord {
+    var invoice: GRDBP7Invoice
+    var customer: GRDBP7Customer?
+    var lines: [GRDBP7Line]
+
+    enum CodingKeys: String, CodingKey {
+        case invoice = "P7Invoice", customer = "P7Customer", lines = "P7Lines"
+    }
+}
+
+@inline(never)
+func p7GRDB(_ database: GRDBDatabase, id: Int64) -> Int {
+    do {
+        let request = GRDBP7Invoice
+            .filter(key: id)
+            .including(optional: GRDBP7Invoice.customer.forKey("P7Customer"))
+            .including(all: GRDBP7Invoice.lines.order(Column("position"), Column("id")).forKey("P7Lines"))
+            .asRequest(of: GRDBP7InvoiceInfo.self)
+        guard let info = try database.queue.read({ db in try request.fetchOne(db) }) else {
+            preconditionFailure("P7 GRDB: no invoice \(id)")
+        }
+        if id % 7 == 0 {
+            checkP7("P7 GRDB", number: info.invoice.number, customer: info.customer?.name, positions: info.lines.map(\.position),
+                    total: info.lines.reduce(0) { $0 + $1.quantity * $1.unitPrice })
+        }
+        return info.invoice.number + info.lines.count + (info.customer == nil ? 0 : 1)
+    } catch {
+        preconditionFailure("P7 GRDB: \(error)")
+    }
+}

@@ -184,3 +184,103 @@ final class RawLoader {
         }
     }
 }
+
+// MARK: P7
+
+/// P7 by hand: the invoice, its customer and its lines as plain objects, linked both ways (the
+/// invoice holds its lines; a line refers back weakly).
+final class RawRelatedInvoice {
+    let id: Int64
+    var number = 0
+    var customer: RawRelatedCustomer?
+    var lines: [RawRelatedLine] = []
+    init(id: Int64) { self.id = id }
+}
+
+final class RawRelatedCustomer {
+    let id: Int64
+    var name = ""
+    init(id: Int64) { self.id = id }
+}
+
+final class RawRelatedLine {
+    let id: Int64
+    weak var invoice: RawRelatedInvoice?
+    var position = 0
+    var text = ""
+    var quantity = 0
+    var unitPrice = 0
+    init(id: Int64) { self.id = id }
+}
+
+/// P7 by hand: three statements prepared once and reused.
+final class RawRelatedLoader {
+    let database: RawDatabase
+    let invoice: OpaquePointer
+    let customer: OpaquePointer
+    let lines: OpaquePointer
+
+    init(_ database: RawDatabase) {
+        self.database = database
+        invoice = database.prepare("SELECT number, customer_id FROM P7Invoice WHERE id = ?")
+        customer = database.prepare("SELECT name FROM P7Customer WHERE id = ?")
+        lines = database.prepare("SELECT id, position, text, quantity, unitPrice FROM P7Line WHERE invoice_id = ? ORDER BY position, id")
+    }
+
+    deinit {
+        sqlite3_finalize(invoice)
+        sqlite3_finalize(customer)
+        sqlite3_finalize(lines)
+    }
+
+    func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+        let count = Int(sqlite3_column_bytes(statement, column))
+        return sqlite3_column_text(statement, column).map {
+            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+        } ?? ""
+    }
+
+    @inline(never)
+    func load(id: Int64) -> RawRelatedInvoice {
+        let loaded = RawRelatedInvoice(id: id)
+        sqlite3_bind_int64(invoice, 1, id)
+        precondition(sqlite3_step(invoice) == SQLITE_ROW, "P7 raw: no invoice \(id)")
+        loaded.number = Int(sqlite3_column_int64(invoice, 0))
+        let customerID: Int64? = sqlite3_column_type(invoice, 1) == SQLITE_NULL ? nil : sqlite3_column_int64(invoice, 1)
+        sqlite3_reset(invoice)
+        if let customerID {
+            sqlite3_bind_int64(customer, 1, customerID)
+            if sqlite3_step(customer) == SQLITE_ROW {
+                let found = RawRelatedCustomer(id: customerID)
+                found.name = text(customer, 0)
+                loaded.customer = found
+            }
+            sqlite3_reset(customer)
+        }
+        sqlite3_bind_int64(lines, 1, id)
+        var code = sqlite3_step(lines)
+        while code == SQLITE_ROW {
+            let line = RawRelatedLine(id: sqlite3_column_int64(lines, 0))
+            line.invoice = loaded
+            line.position = Int(sqlite3_column_int64(lines, 1))
+            line.text = text(lines, 2)
+            line.quantity = Int(sqlite3_column_int64(lines, 3))
+            line.unitPrice = Int(sqlite3_column_int64(lines, 4))
+            loaded.lines.append(line)
+            code = sqlite3_step(lines)
+        }
+        precondition(code == SQLITE_DONE, "P7 raw lines: \(database.message)")
+        sqlite3_reset(lines)
+        return loaded
+    }
+}
+
+@inline(never)
+func p7Raw(_ loader: RawRelatedLoader, id: Int64) -> Int {
+    let invoice = loader.load(id: id)
+    if id % 7 == 0 {
+        checkP7("P7 raw", number: invoice.number, customer: invoice.customer?.name, positions: invoice.lines.map(\.position),
+                total: invoice.lines.reduce(0) { $0 + $1.quantity * $1.unitPrice })
+    }
+    return invoice.number + invoice.lines.count + (invoice.customer == nil ? 0 : 1)
+}

@@ -40,6 +40,7 @@ let benchmarks: @Sendable () -> Void = {
     registerW8()
     registerPersistence()
     registerP9()
+    registerP7P8()
     registerT1()
     registerTetherOperatorBenchmarks()
     registerCalibration()
