@@ -3,7 +3,7 @@
 
 Usage: summarize.py BENCHMARK_MARKDOWN [W6_MARKDOWN]
 
-(The P1-P3b and P9 tables, persistence, and the T1/T2 tables, terminal, are printed when the run
+(The P1-P3b and P7-P9 tables, persistence, and the T1/T2 tables, terminal, are printed when the run
 has them.)
 
 BENCHMARK_MARKDOWN is what `swift package benchmark --format markdown --path stdout --scale`
@@ -20,6 +20,8 @@ SCALE = {"C0": 1_000, "W1": 1_000, "W2": 1_000, "W3": 1_000, "W4": 1_000_000, "W
          "P1": 1, "P2": 1, "P3": 1, "P3b": 1_000,
          # P9: a sample is one fetch of 50,000 models; P9b: 1,000 fetches of one model.
          "P9": 1, "P9b": 1_000,
+         # P7: 1,000 loads of an invoice with its customer and lines; P8: 1,000 changes.
+         "P7": 1_000, "P8": 1_000,
          # T1: a sample is 1,000 keystrokes.
          "T1": 1_000}
 UNIT_NS = {"ns": 1.0, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
@@ -158,6 +160,33 @@ def p9_table(results):
         else:
             verdicts.append(f"{workload}: not measured")
     out += ["", "Target: typed within 5% of the SQL string. " + "; ".join(verdicts) + ".", ""]
+    return "\n".join(out)
+
+
+# P7 and P8: related models. (workload, benchmark name without " — version", unit, scale from
+# ns to that unit, rows: (version, label), the version the others are divided by)
+RELATED_WORKLOADS = [
+    ("P7", "P7 load an invoice, its customer and 100 lines", "µs per load", 1e3,
+     [("Raw", "raw C API, three reads into plain objects"), ("Tether", "Tether `store.load(P7Invoice.self, id:)`"),
+      ("GRDB", "GRDB associations")], "Raw"),
+    ("P8", "P8 one line of 1,000 changes -> total", "µs per change", 1e3,
+     [("Hand", "hand-written recompute"), ("Tether (not stored)", "Tether, models not stored"),
+      ("Tether (stored)", "Tether, models stored (each change also recorded for write-through)")], "Hand"),
+]
+
+
+def related_table(results):
+    out = ["### P7 and P8: related models", "",
+           "| | median | p90 | allocations | samples | / raw or hand-written |", "|---|---:|---:|---:|---:|---:|"]
+    for workload, base, unit, scale, rows, reference in RELATED_WORKLOADS:
+        baseline = results.get(model_name(base, reference), {}).get("p50")
+        for n, (version, label) in enumerate(rows):
+            entry = results.get(model_name(base, version), {})
+            p50, p90, allocs = entry.get("p50"), entry.get("p90"), entry.get("allocs")
+            head = f"**{workload}** ({unit}) {label}" if n == 0 else label
+            out.append(f"| {head} | {fmt(p50 / scale if p50 else None, 2)} | {fmt(p90 / scale if p90 else None, 2)} "
+                       f"| {fmt(allocs, 0)} | {entry.get('samples', '—')} | {ratio(p50, baseline)} |")
+    out += ["", "Targets: P7 within 2x raw and ahead of GRDB; P8: the ratio is reported.", ""]
     return "\n".join(out)
 
 
@@ -431,6 +460,8 @@ def main():
         sections += [persistence_table(results, *w) for w in PERSISTENCE] + [persistence_summary(results)]
     if any(name.startswith("P9") for name in results):
         sections.append(p9_table(results))
+    if any(name.startswith(("P7", "P8")) for name in results):
+        sections.append(related_table(results))
     if any(name.startswith("T1 ") for name in results):
         sections += [terminal_tables(results), terminal_summary(results)]
     print("\n".join(sections))
@@ -452,6 +483,9 @@ def main():
                 for version, _ in rows if model_name(base, version) not in results]
     missing += [model_name(base, version) for _, _, base, _, _, _ in P9_WORKLOADS for version, _, _ in P9_ROWS
                 if model_name(base, version) not in results]
+    if any(name.startswith(("P7", "P8")) for name in results):
+        missing += [model_name(base, version) for _, base, _, _, rows, _ in RELATED_WORKLOADS for version, _ in rows
+                    if model_name(base, version) not in results]
     if any(name.startswith("T1 ") for name in results):
         missing += [model_name(T1_BASE, version) for version, _ in T1_ROWS
                     if model_name(T1_BASE, version) not in results]
