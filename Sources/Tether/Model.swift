@@ -64,11 +64,17 @@ public struct ModelSchema<Root: AnyObject>: Sendable {
     /// calls its getter directly rather than through its key path).
     public let computedProperties: [ModelComputedProperty<Root>]
 
+    /// The index of each tracked property, by key path (see `_KeyPathIndex`).
+    private let indexByKeyPath: _KeyPathIndex
+
     /// Creates a schema (called by code that `@Model` generates).
     public init(name: String, properties: [ModelProperty<Root>], computed: [ModelComputedProperty<Root>] = []) {
         self.name = name
         self.properties = properties
         self.computedProperties = computed
+        var index: [AnyKeyPath: Int] = [:]
+        for property in properties { index[property.keyPath] = property.index }
+        self.indexByKeyPath = _KeyPathIndex(index)
     }
 
     /// The getter of the computed property at `keyPath`, if the schema records it and it
@@ -89,9 +95,10 @@ public struct ModelSchema<Root: AnyObject>: Sendable {
         property(for: keyPath)?.index
     }
 
-    /// The tracked stored property at `keyPath`, or nil for anything else.
+    /// The tracked stored property at `keyPath`, or nil for anything else. One hash lookup
+    /// (a typed query finds its properties this way each time it is built).
     public func property(for keyPath: AnyKeyPath) -> ModelProperty<Root>? {
-        properties.first { $0.keyPath == keyPath }
+        indexByKeyPath.indexes[keyPath].map { properties[$0] }
     }
 
     /// The properties that are persisted in the model's row (not transient, not a to-many
@@ -362,6 +369,14 @@ public func _sendableKeyPath<Root, Value>(
     _ keyPath: ReferenceWritableKeyPath<Root, Value>
 ) -> ReferenceWritableKeyPath<Root, Value> & Sendable {
     unsafeBitCast(keyPath, to: (ReferenceWritableKeyPath<Root, Value> & Sendable).self)
+}
+
+/// Property indexes by key path, for `ModelSchema`. Why `@unchecked Sendable` is safe: the
+/// dictionary is built once, in the schema's initialiser, and only read after; key paths are
+/// immutable values (those stored here come from the schema's `Sendable` key paths).
+struct _KeyPathIndex: @unchecked Sendable {
+    let indexes: [AnyKeyPath: Int]
+    init(_ indexes: [AnyKeyPath: Int]) { self.indexes = indexes }
 }
 
 /// A key path obtained by casting a `Sendable` key path; key paths made from literals hold no

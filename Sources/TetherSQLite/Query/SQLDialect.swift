@@ -19,7 +19,9 @@ protocol _SQLDialect: Sendable {
 /// SQLite's SQL.
 struct _SQLiteDialect: _SQLDialect {
     func quote(_ identifier: String) -> String {
-        "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        // Most names hold no quote: no search-and-replace for them.
+        guard identifier.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + identifier + "\"" }
+        return "\"" + identifier.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     func placeholder(_ number: Int) -> String { "?" }
