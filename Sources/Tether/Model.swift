@@ -132,6 +132,9 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
     /// Invoice?`): the target's row id (0: no target, or one that is not stored yet), read from
     /// storage without loading the target; nil for other properties.
     public let referencedID: (@Sendable (Root) -> Int64)?
+    /// For such a reference: sets its storage to refer to row `id`, not loaded yet, without
+    /// notifying anybody (for a model just made from its row).
+    public let setReferencedID: (@Sendable (Root, Int64) -> Void)?
 
     /// The property's setter, typed: a `_Setter<Root, Value>` (see `setter(as:)`).
     private let typedSet: any Sendable
@@ -162,7 +165,7 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
         storage: (@Sendable (Root) -> Value)?
     ) {
         self.init(name: name, index: index, keyPath: keyPath, transient: transient, set: set, storage: storage,
-                  relationship: nil, referencedID: nil)
+                  relationship: nil, referencedID: nil, setReferencedID: nil)
     }
 
     /// Creates the description of a to-many relationship (called by code that `@Model`
@@ -182,7 +185,7 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
             read: { storage(unsafeDowncast($0, to: Root.self)) },
             assign: { root, models in set(unsafeDowncast(root, to: Root.self), models.map { unsafeDowncast($0, to: Target.self) }) })
         self.init(name: name, index: index, keyPath: keyPath, transient: transient, set: set, storage: storage,
-                  relationship: described, referencedID: nil)
+                  relationship: described, referencedID: nil, setReferencedID: nil)
     }
 
     /// Creates the description of a reference that does not keep its target alive (called by
@@ -194,11 +197,12 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
         keyPath: KeyPath<Root, Target?> & Sendable,
         transient: Bool,
         set: @escaping @Sendable (Root, Target?) -> Void,
-        reference: @escaping @Sendable (Root) -> _ModelReference<Target>
+        reference: @escaping @Sendable (Root) -> _ModelReference<Target>,
+        setReference: @escaping @Sendable (Root, Int64) -> Void
     ) {
         self.init(name: name, index: index, keyPath: keyPath, transient: transient, set: set,
                   storage: { reference($0).current },
-                  relationship: nil, referencedID: { reference($0).id })
+                  relationship: nil, referencedID: { reference($0).id }, setReferencedID: setReference)
     }
 
     private init<Value>(
@@ -209,7 +213,8 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
         set: @escaping @Sendable (Root, Value) -> Void,
         storage: (@Sendable (Root) -> Value)?,
         relationship: ModelRelationship?,
-        referencedID: (@Sendable (Root) -> Int64)?
+        referencedID: (@Sendable (Root) -> Int64)?,
+        setReferencedID: (@Sendable (Root, Int64) -> Void)?
     ) {
         self.name = name
         self.index = index
@@ -218,6 +223,7 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
         self.isTransient = transient
         self.relationship = relationship
         self.referencedID = referencedID
+        self.setReferencedID = setReferencedID
         if let storage {
             self.get = { root in storage(root) }
             self.typedStorage = _Getter(storage)

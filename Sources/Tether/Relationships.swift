@@ -104,19 +104,28 @@ public struct _ModelReference<Target: Model> {
         }
     }
 
+    /// Refers to the stored row `id` of the target's table, not loaded yet: the first read
+    /// loads it (for a model just made from its row, which nobody observes yet).
+    public mutating func setStoredID(_ id: Int64) {
+        weakTarget = nil
+        strongTarget = nil
+        self.id = id
+    }
+
     /// The target in memory, without loading it (nil when a stored target was freed).
     public var current: Target? { strongTarget ?? weakTarget }
 
-    /// The target: in memory, or loaded again through the store that holds `registrar`'s model.
-    /// A target inserted since it was assigned is held weakly from now on.
-    public mutating func resolve(_ registrar: ModelRegistrar) -> Target? {
-        if let strongTarget {
-            if strongTarget._$registrar.rowID.load(ordering: .relaxed) > 0 { assign(strongTarget) }
-            return strongTarget
-        }
-        if let weakTarget { return weakTarget }
-        guard id != 0, let hook = registrar.persistence, let loaded = hook.resolve(Target.self, id) as? Target else { return nil }
-        weakTarget = loaded
-        return loaded
+    /// The stored target, loaded through the store that holds `registrar`'s model (for a
+    /// reference whose target is not in memory: `current` is nil); nil if there is none. Not
+    /// mutating: loading may read this reference again (the target's collection holds the
+    /// model), so the storage must not be under exclusive access meanwhile. `cache` keeps it.
+    public func load(_ registrar: ModelRegistrar) -> Target? {
+        guard id != 0, let hook = registrar.persistence else { return nil }
+        return hook.resolve(Target.self, id) as? Target
+    }
+
+    /// Keeps `target`, just loaded for this reference's row, weakly.
+    public mutating func cache(_ target: Target) {
+        if target._$registrar.rowID.load(ordering: .relaxed) == id { weakTarget = target }
     }
 }

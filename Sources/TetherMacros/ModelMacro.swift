@@ -123,7 +123,7 @@ extension ModelMacro {
         case .toMany(let arguments)?:
             return "storage: { $0._\(property.name) }, relationship: Tether._ToMany(\(arguments))"
         case .reference?:
-            return "reference: { $0._\(property.name) }"
+            return "reference: { $0._\(property.name) }, setReference: { $0._\(property.name).setStoredID($1) }"
         case nil:
             return "storage: { $0._\(property.name) }"
         }

@@ -101,7 +101,14 @@ extension ModelTrackedMacro {
             """
             get {
                 _$registrar.access(self, index: \(index), \\.\(identifier))
-                return \(raw: storage).resolve(_$registrar)
+                if let target = \(raw: storage).current {
+                    return target
+                }
+                let loaded = \(raw: storage).load(_$registrar)
+                if let loaded {
+                    \(raw: storage).cache(loaded)
+                }
+                return loaded
             }
             """,
             """

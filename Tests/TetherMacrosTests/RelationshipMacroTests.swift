@@ -45,6 +45,8 @@ final class RelationshipMacroTests: XCTestCase {
                                 $0.invoice = $1
                             }, reference: {
                                 $0._invoice
+                            }, setReference: {
+                                $0._invoice.setStoredID($1)
                             }),
                 ])
             }
@@ -75,7 +77,14 @@ final class RelationshipMacroTests: XCTestCase {
                     }
                     get {
                         _$registrar.access(self, index: 0, \.invoice)
-                        return _invoice.resolve(_$registrar)
+                        if let target = _invoice.current {
+                            return target
+                        }
+                        let loaded = _invoice.load(_$registrar)
+                        if let loaded {
+                            _invoice.cache(loaded)
+                        }
+                        return loaded
                     }
                     set {
                         guard _$registrar.willSet(self, index: 0, from: _invoice.current, to: newValue, \.invoice) else {

@@ -13,6 +13,9 @@ struct _ColumnIO: @unchecked Sendable {
     /// related model or to nil. (`write` leaves such a property alone: the store resolves the
     /// id it reads into the live model of that row, see `Store.resolve`.)
     var relation: (target: any PersistentModel.Type, set: (AnyObject, AnyObject?) -> Void)?
+    /// For a reference back (`@Relationship var invoice: Invoice?`): sets a new model's
+    /// reference to a row id, loaded when first read.
+    var setReferenceID: ((AnyObject, Int64) -> Void)?
 
     /// The reader and writer of `property`, stored in `column`.
     static func make<M: AnyObject>(_ property: ModelProperty<M>, column: ColumnDefinition) -> _ColumnIO {
@@ -20,7 +23,7 @@ struct _ColumnIO: @unchecked Sendable {
             var io = _ColumnIO(
                 read: { object throws(SQLiteError) in try column.encode(property.get(unsafeDowncast(object, to: M.self))) },
                 write: { _, _ throws(SQLiteError) in })
-            if let referencedID = property.referencedID {
+            if let referencedID = property.referencedID, let setReferencedID = property.setReferencedID {
                 // A reference back (`@Relationship var invoice: Invoice?`): the id it keeps, even
                 // when its target was freed; a target not stored yet is an error (insert it first).
                 io = _ColumnIO(
@@ -30,6 +33,7 @@ struct _ColumnIO: @unchecked Sendable {
                         return id > 0 ? .integer(id) : try column.encode(property.get(model))
                     },
                     write: { _, _ throws(SQLiteError) in })
+                io.setReferenceID = { object, id in setReferencedID(unsafeDowncast(object, to: M.self), id) }
             }
             io.relation = (target, { object, related in property.set(unsafeDowncast(object, to: M.self), related ?? none) })
             return io
@@ -221,8 +225,12 @@ final class _Table: @unchecked Sendable {
                 for position in 0..<columns.count {
                     let value = try statement.value(at: position + 1)
                     if columns[position].relation != nil {
-                        // The related row becomes a model on the model's thread, after the fetch.
-                        if case .integer(let related) = value { out.relations.append((model, position, related)) }
+                        // A reference back keeps the id and loads its target when read; another
+                        // to-one relationship's row becomes a model on the model's thread, after
+                        // the fetch.
+                        if case .integer(let related) = value {
+                            if let setID = columns[position].setReferenceID { setID(model, related) } else { out.relations.append((model, position, related)) }
+                        }
                         continue
                     }
                     do throws(SQLiteError) {

@@ -50,14 +50,14 @@ struct _ToMany {
     /// How a deny trigger's error message starts (then `Parent.relationship`).
     static let denyMessagePrefix = "tether: delete denied by "
 
-    /// `SELECT id, invoice_id FROM InvoiceLine WHERE invoice_id IN (?, ...) ORDER BY invoice_id,
-    /// position, id`: the children of `count` parents, grouped by parent, in order.
-    func childrenSQL(count: Int) -> String {
+    /// `SELECT id, ... FROM InvoiceLine WHERE invoice_id IN (?, ...) ORDER BY invoice_id,
+    /// position, id`: the rows of the children of `count` parents, grouped by parent, in order.
+    func childrenSQL(count: Int, table: _Table) -> String {
         let key = _quote(foreignKey)
         let placeholders = Array(repeating: "?", count: count).joined(separator: ", ")
         var order = key
         if let orderColumn { order += ", " + _quote(orderColumn) + (relationship.descending ? " DESC" : "") }
-        return "SELECT id, \(key) FROM \(_quote(childTable)) WHERE \(key) IN (\(placeholders)) ORDER BY \(order), id"
+        return table.selectSQL + " WHERE \(key) IN (\(placeholders)) ORDER BY \(order), id"
     }
 }
 
@@ -191,63 +191,59 @@ extension Store {
         guard let relations = state.toManyByParent[table.name], !parents.isEmpty else { return }
         state.loadingCollections += 1
         defer { state.loadingCollections -= 1 }
+        let wanted = Set(parents.map(\.id))
         for relation in relations {
-            var childrenByParent: [Int64: [Int64]] = [:]
+            guard let childTable = state.tablesByName[relation.childTable] else { continue }
+            // The children's rows, read and made into models by one query per 500 parents,
+            // grouped by parent and in order; those in memory are reused.
+            var childrenByParent: [Int64: [AnyObject]] = [:]
             var start = 0
             while start < parents.count {
                 let chunk = parents[start..<Swift.min(start + 500, parents.count)].map { SQLiteValue.integer($0.id) }
-                let sql = relation.childrenSQL(count: chunk.count)
-                let rows: [(Int64, Int64)]
-                do {
-                    rows = try writer.sync { connection in
-                        let statement = try connection.cachedStatement(sql)
-                        defer { statement.reset() }
-                        try statement.bind(chunk)
-                        var rows: [(Int64, Int64)] = []
-                        while try statement.step() {
-                            rows.append((try statement.column(0, as: Int64.self), try statement.column(1, as: Int64.self)))
-                        }
-                        return rows
+                for child in try fetchObjects(relation.childType, sql: relation.childrenSQL(count: chunk.count, table: childTable),
+                                              chunk, table: childTable) {
+                    // A child in memory counts where its model says (a change not committed yet).
+                    if let parent = parentID(of: child, relation, childTable), wanted.contains(parent) {
+                        childrenByParent[parent, default: []].append(child)
                     }
-                } catch {
-                    throw StoreError.wrap(error)
                 }
-                for (child, parent) in rows { childrenByParent[parent, default: []].append(child) }
                 start += 500
             }
             // Changes not committed yet count as the models have them: a child moved here, or
             // moved in the order (then every collection is sorted in memory).
-            let wanted = Set(parents.map(\.id))
-            let (moved, pending) = pendingChildren(relation)
-            var resort: Set<Int64> = pending ? wanted : []
+            let (moved, reordered) = pendingChildren(relation)
+            var resort: Set<Int64> = reordered ? wanted : []
             for (child, parent) in moved {
-                for (owner, children) in childrenByParent where children.contains(child) {
-                    childrenByParent[owner] = children.filter { $0 != child }
-                }
-                if let parent, wanted.contains(parent) {
-                    childrenByParent[parent, default: []].append(child)
-                    resort.insert(parent)
-                }
+                guard let parent, wanted.contains(parent),
+                      let model = state.identity[_RowKey(table: relation.childTable, id: child)],
+                      !(childrenByParent[parent] ?? []).contains(where: { $0 === model }) else { continue }
+                childrenByParent[parent, default: []].append(model)
+                resort.insert(parent)
             }
-            let ids = childrenByParent.values.flatMap { $0 }
-            let loaded = try liveModelsByID(relation.childType, ids: ids)
-            guard let childTable = state.tablesByName[relation.childTable] else { continue }
             for (model, id) in parents {
-                var children = (childrenByParent[id] ?? []).compactMap { loaded[$0] }
+                var children = childrenByParent[id] ?? []
                 if resort.contains(id) { sort(&children, relation, childTable) }
-                for child in childrenByParent[id] ?? [] {
+                for child in children {
                     // A child already in another live parent's collection (its row moved, and
                     // this load came first) leaves it.
-                    let key = _MemberKey(relationship: relation.triggerName, child: child)
-                    if let old = state.parentOf[key], old != id, let object = loaded[child] {
-                        leave(object, parentID: old, relation)
-                    }
+                    let rowID = childTable.registrarOf(child)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) }
+                    let key = _MemberKey(relationship: relation.triggerName, child: rowID)
+                    if let old = state.parentOf[key], old != id { leave(child, parentID: old, relation) }
                     state.parentOf[key] = id
                 }
                 if children.isEmpty, relation.relationship.read(model).isEmpty { continue }
                 setQuietly(model, relation.propertyIndex) { relation.relationship.assign(model, children) }
             }
         }
+    }
+
+    /// The live models of the rows `sql` selects (every column of `table`, id first), for a
+    /// model type known at run time.
+    private func fetchObjects(_ type: any PersistentModel.Type, sql: String, _ arguments: [SQLiteValue], table: _Table) throws(StoreError) -> [AnyObject] {
+        func fetch<C: PersistentModel>(_ type: C.Type) throws(StoreError) -> [AnyObject] {
+            try _fetch(type, sql: sql, arguments, table: table)
+        }
+        return try fetch(type)
     }
 
     /// The children of `relation` whose parent was changed here and is not committed yet (their
@@ -328,6 +324,12 @@ extension Store {
         let new = rowID > 0 ? parentID(of: child, relation, childTable) : nil
         if let old = state.parentOf[key], old != new { leave(child, parentID: old, relation) }
         state.parentOf[key] = new
+        if let new, let setID = childTable.columns[relation.foreignKeyPosition].setReferenceID {
+            // The reference back by id only: one set before the parent was stored holds it
+            // strongly, and the parent's collection holds the child (a cycle). A read finds the
+            // parent again through the identity map.
+            setID(child, new)
+        }
         if let new, let parent = state.identity[_RowKey(table: relation.parentTable, id: new)] {
             var children = relation.relationship.read(parent)
             let before = children.map(ObjectIdentifier.init)
