@@ -22,6 +22,8 @@ SCALE = {"C0": 1_000, "W1": 1_000, "W2": 1_000, "W3": 1_000, "W4": 1_000_000, "W
          "P9": 1, "P9b": 1_000,
          # P7: 1,000 loads of an invoice with its customer and lines; P8: 1,000 changes.
          "P7": 1_000, "P8": 1_000,
+         # P10: a sample is one page, or one change.
+         "P10": 1,
          # T1: a sample is 1,000 keystrokes.
          "T1": 1_000}
 UNIT_NS = {"ns": 1.0, "μs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
@@ -172,11 +174,17 @@ RELATED_WORKLOADS = [
     ("P8", "P8 one line of 1,000 changes -> total", "µs per change", 1e3,
      [("Hand", "hand-written recompute"), ("Tether (not stored)", "Tether, models not stored"),
       ("Tether (stored)", "Tether, models stored (each change also recorded for write-through)")], "Hand"),
+    ("P10", "P10 first page of 50 over 1M rows", "µs per first page", 1e3,
+     [("Raw", "the page query (prepared once) into plain objects"),
+      ("Tether", "Tether live query: subscribe, first result, dispose")], "Raw"),
+    ("P10", "P10 one-row change of the page", "µs per change", 1e3,
+     [("Raw", "another connection's commit, then the page query again"),
+      ("Tether", "the same commit, then `refresh()` until the live query sent its result")], "Raw"),
 ]
 
 
 def related_table(results):
-    out = ["### P7 and P8: related models", "",
+    out = ["### P7, P8 and P10: related models and a paged live query", "",
            "| | median | p90 | allocations | samples | / raw or hand-written |", "|---|---:|---:|---:|---:|---:|"]
     for workload, base, unit, scale, rows, reference in RELATED_WORKLOADS:
         baseline = results.get(model_name(base, reference), {}).get("p50")
@@ -186,7 +194,7 @@ def related_table(results):
             head = f"**{workload}** ({unit}) {label}" if n == 0 else label
             out.append(f"| {head} | {fmt(p50 / scale if p50 else None, 2)} | {fmt(p90 / scale if p90 else None, 2)} "
                        f"| {fmt(allocs, 0)} | {entry.get('samples', '—')} | {ratio(p50, baseline)} |")
-    out += ["", "Targets: P7 within 2x raw and ahead of GRDB; P8: the ratio is reported.", ""]
+    out += ["", "Targets: P7 within 2x raw and ahead of GRDB; P8 and P10: the ratios are reported.", ""]
     return "\n".join(out)
 
 
@@ -460,7 +468,7 @@ def main():
         sections += [persistence_table(results, *w) for w in PERSISTENCE] + [persistence_summary(results)]
     if any(name.startswith("P9") for name in results):
         sections.append(p9_table(results))
-    if any(name.startswith(("P7", "P8")) for name in results):
+    if any(name.startswith(("P7", "P8", "P10")) for name in results):
         sections.append(related_table(results))
     if any(name.startswith("T1 ") for name in results):
         sections += [terminal_tables(results), terminal_summary(results)]
@@ -483,7 +491,7 @@ def main():
                 for version, _ in rows if model_name(base, version) not in results]
     missing += [model_name(base, version) for _, _, base, _, _, _ in P9_WORKLOADS for version, _, _ in P9_ROWS
                 if model_name(base, version) not in results]
-    if any(name.startswith(("P7", "P8")) for name in results):
+    if any(name.startswith(("P7", "P8", "P10")) for name in results):
         missing += [model_name(base, version) for _, base, _, _, rows, _ in RELATED_WORKLOADS for version, _ in rows
                     if model_name(base, version) not in results]
     if any(name.startswith("T1 ") for name in results):

@@ -284,3 +284,46 @@ func p7Raw(_ loader: RawRelatedLoader, id: Int64) -> Int {
     }
     return invoice.number + invoice.lines.count + (invoice.customer == nil ? 0 : 1)
 }
+
+// MARK: P10
+
+/// P10 by hand: the page (the 50 rows with the largest quantity) as class instances, with a
+/// statement prepared once.
+final class RawPager {
+    let database: RawDatabase
+    let page: OpaquePointer
+    let update: OpaquePointer
+
+    init(_ database: RawDatabase, table: String) {
+        self.database = database
+        page = database.prepare("SELECT id, customer, quantity, unitPrice, discount FROM \(table) ORDER BY quantity DESC, id LIMIT 50")
+        update = database.prepare("UPDATE \(table) SET customer = ? WHERE id = ?")
+    }
+
+    deinit {
+        sqlite3_finalize(page)
+        sqlite3_finalize(update)
+    }
+
+    @inline(never)
+    func load() -> [RawInvoice] {
+        var invoices: [RawInvoice] = []
+        var code = sqlite3_step(page)
+        while code == SQLITE_ROW {
+            invoices.append(readInvoice(page, id: sqlite3_column_int64(page, 0), first: 1))
+            code = sqlite3_step(page)
+        }
+        precondition(code == SQLITE_DONE, "P10 page: \(database.message)")
+        sqlite3_reset(page)
+        return invoices
+    }
+
+    /// Another program's change: one row's customer, committed.
+    @inline(never)
+    func setCustomer(_ customer: String, id: Int64) {
+        sqlite3_bind_text(update, 1, customer, -1, transient)
+        sqlite3_bind_int64(update, 2, id)
+        precondition(sqlite3_step(update) == SQLITE_DONE, "P10 update: \(database.message)")
+        sqlite3_reset(update)
+    }
+}

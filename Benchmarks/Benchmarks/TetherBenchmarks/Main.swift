@@ -41,6 +41,7 @@ let benchmarks: @Sendable () -> Void = {
     registerPersistence()
     registerP9()
     registerP7P8()
+    registerP10()
     registerT1()
     registerTetherOperatorBenchmarks()
     registerCalibration()
