@@ -48,6 +48,23 @@ final class Book {
 }
 extension Book: PersistentModel {}
 
+@Model
+final class Basket {
+    @Relationship(inverse: \Fruit.basket) var fruits: [Fruit] = []
+}
+extension Basket: PersistentModel {}
+
+@Model
+final class Fruit {
+    @Relationship var basket: Basket?
+    var name = ""
+}
+extension Fruit: Validating {
+    func validate(_ rules: inout ValidationRules<Fruit>) {
+        rules.check(\.name, "not empty", !name.isEmpty)
+    }
+}
+
 /// A sheet with entries of the given amounts, at positions 10, 20, ... (not stored).
 private func sheet(_ title: String, _ amounts: [Int]) -> Sheet {
     let sheet = Sheet()
@@ -195,6 +212,29 @@ struct ToManyRelationshipTests {
         keeper.pets = []
         try store.delete(keeper)
         #expect(try store.count(Keeper.self) == 0 && store.count(Pet.self) == 2)
+    }
+
+    /// Children inserted with their parent, or appended to its collection, are held to their
+    /// rules: an invalid child keeps its parent and its siblings out of the database, and one
+    /// appended later is not written and is reported on `errors`.
+    @Test func childrenInsertedThroughACollectionAreValidated() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let basket = Basket()
+        let apple = Fruit(), nameless = Fruit()
+        apple.name = "apple"
+        basket.fruits = [apple, nameless]
+        let error = #expect(throws: StoreError.self) { try store.insert(basket) }
+        #expect(error == .invalid(ValidationError(model: "Fruit", id: nil, failures: [.init(property: "name", rule: "not empty")])))
+        #expect(basket.persistentID == nil && apple.persistentID == nil)
+        #expect(try store.count(Basket.self) == 0 && store.count(Fruit.self) == 0)
+
+        basket.fruits = [apple]
+        try store.insert(basket)
+        let (errors, _) = record(store.errors)
+        basket.fruits.append(Fruit())
+        #expect(errors.values == [.invalid(ValidationError(model: "Fruit", id: nil, failures: [.init(property: "name", rule: "not empty")]))])
+        #expect(try store.count(Fruit.self) == 1, "only the apple")
     }
 
     /// Another process (a plain connection with foreign keys off, as the sqlite3 shell has them)

@@ -326,6 +326,20 @@ public final class Store {
                 if !failures.isEmpty { throw .invalid(ValidationError(model: M._$schema.name, id: nil, failures: failures)) }
             }
         }
+        // The children in the models' collections that will be inserted with them are checked
+        // first too: a child that breaks its rules leaves everything uninserted.
+        if let relations = state.toManyByParent[table.name] {
+            for relation in relations {
+                guard let childTable = state.tablesByName[relation.childTable], childTable.validates else { continue }
+                for model in models where model.persistentID == nil {
+                    for child in relation.relationship.read(model)
+                    where childTable.registrarOf(child)._withUnsafeGuaranteedRef({ $0.rowID.load(ordering: .relaxed) <= 0 }) {
+                        let failures = validationFailures(of: child)
+                        if !failures.isEmpty { throw .invalid(ValidationError(model: childTable.definition.modelName, id: nil, failures: failures)) }
+                    }
+                }
+            }
+        }
         // The work is done without generics (nothing looks up generic type metadata per
         // model). A reference to an `M` and an `AnyObject` are both one strong pointer to the
         // object: the buffer can be seen as either.
@@ -340,9 +354,22 @@ public final class Store {
         }
     }
 
-    /// Inserts the models among `objects` (of `table`'s type) that are not stored yet.
+    /// Inserts the models among `objects` (of `table`'s type) that are not stored yet, after
+    /// checking their rules (`Validating`): one that breaks them is not inserted, nor are the
+    /// others, and this throws `StoreError.invalid`, as for a database constraint.
     func insertObjects(_ objects: [AnyObject], table: _Table) throws {
-        try objects.withUnsafeBufferPointer { try insert($0, table: table) }
+        if table.validates {
+            let registrarOf = table.registrarOf
+            for object in objects where registrarOf(object)._withUnsafeGuaranteedRef({ $0.rowID.load(ordering: .relaxed) <= 0 }) {
+                let failures = validationFailures(of: object)
+                if !failures.isEmpty { throw StoreError.invalid(ValidationError(model: table.definition.modelName, id: nil, failures: failures)) }
+            }
+        }
+        do {
+            try objects.withUnsafeBufferPointer { try insert($0, table: table) }
+        } catch let error as SQLiteError where error.code.primary == .constraint {
+            throw StoreError.invalid(Self.constraintFailure(error, table: table, id: nil))
+        }
     }
 
     /// Inserts the models of `table`'s type among `objects` that are not stored yet.

@@ -104,7 +104,10 @@ final class _Table: @unchecked Sendable {
         self.quotedName = _quote(definition.tableName)
         let quotedColumns = definition.columns.map { _quote($0.name) }
         let placeholders = Array(repeating: "?", count: quotedColumns.count).joined(separator: ", ")
-        self.insertSQL = "INSERT INTO \(quotedName) (\(quotedColumns.joined(separator: ", "))) VALUES (\(placeholders))"
+        // A model whose only properties are collections (or transient) has no column but the id.
+        self.insertSQL = quotedColumns.isEmpty
+            ? "INSERT INTO \(quotedName) DEFAULT VALUES"
+            : "INSERT INTO \(quotedName) (\(quotedColumns.joined(separator: ", "))) VALUES (\(placeholders))"
         self.selectColumns = "id" + quotedColumns.map { ", " + $0 }.joined()
         self.selectSQL = "SELECT \(selectColumns) FROM \(quotedName)"
         self.selectByIDSQL = selectSQL + " WHERE id = ?"
