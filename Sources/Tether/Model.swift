@@ -205,6 +205,31 @@ public struct ModelProperty<Root: AnyObject>: Sendable {
                   relationship: nil, referencedID: { reference($0).id }, setReferencedID: setReference)
     }
 
+    /// Creates the description of a to-many relationship of a class isolated to a global actor
+    /// (called by code that `@Model` generates): reads and writes go through the key path.
+    public init<Target: Model>(
+        name: String, index: Int, isolatedKeyPath keyPath: ReferenceWritableKeyPath<Root, [Target]>, transient: Bool,
+        relationship: _ToMany<Root, Target>
+    ) {
+        let keyPath = _sendableKeyPath(keyPath)
+        self.init(name: name, index: index, keyPath: keyPath, transient: transient,
+                  set: { $0[keyPath: keyPath] = $1 }, storage: { root in _quietly { root[keyPath: keyPath] } },
+                  relationship: relationship)
+    }
+
+    /// Creates the description of a reference back of a class isolated to a global actor
+    /// (called by code that `@Model` generates): `storage` is the key path of its storage.
+    public init<Target: Model>(
+        name: String, index: Int, isolatedKeyPath keyPath: ReferenceWritableKeyPath<Root, Target?>, transient: Bool,
+        isolatedReference storage: ReferenceWritableKeyPath<Root, _ModelReference<Target>>
+    ) {
+        let keyPath = _sendableKeyPath(keyPath)
+        let storage = _sendableKeyPath(storage)
+        self.init(name: name, index: index, keyPath: keyPath, transient: transient,
+                  set: { $0[keyPath: keyPath] = $1 }, reference: { $0[keyPath: storage] },
+                  setReference: { $0[keyPath: storage].setStoredID($1) })
+    }
+
     private init<Value>(
         name: String,
         index: Int,

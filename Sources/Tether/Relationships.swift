@@ -75,6 +75,26 @@ public struct _ToMany<Root: AnyObject, Target: Model>: Sendable {
     }
 }
 
+extension _ToMany {
+    /// The same, for classes isolated to a global actor, whose key paths are not `Sendable`
+    /// (Tether applies them only where the model belongs).
+    public init(isolated: Void, inverse: ReferenceWritableKeyPath<Target, Root?>, deleteRule: DeleteRule = .nullify) {
+        self.init(inverse: _sendableKeyPath(inverse), deleteRule: deleteRule)
+    }
+
+    /// The same, ordered, for classes isolated to a global actor.
+    public init<Order: Comparable>(
+        isolated: Void,
+        inverse: ReferenceWritableKeyPath<Target, Root?>,
+        deleteRule: DeleteRule = .nullify,
+        orderBy: KeyPath<Target, Order>,
+        descending: Bool = false
+    ) {
+        self.init(inverse: _sendableKeyPath(inverse), deleteRule: deleteRule,
+                  orderBy: unsafeBitCast(orderBy, to: (KeyPath<Target, Order> & Sendable).self), descending: descending)
+    }
+}
+
 /// The storage of a reference to another model that does not keep it alive once it is stored
 /// (`@Relationship var invoice: Invoice?`, the inverse of a to-many relationship, whose target
 /// holds the collection): it holds a stored target weakly, with its row id, and a target that is

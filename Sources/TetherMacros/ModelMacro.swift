@@ -129,6 +129,17 @@ extension ModelMacro {
         }
     }
 
+    /// For a class isolated to a global actor: `, relationship: Tether._ToMany(isolated: (), ...)`
+    /// for a to-many relationship, `, isolatedReference: \Type._name` for a reference back,
+    /// nothing otherwise.
+    fileprivate static func isolatedRelationshipArgument(_ property: TrackedProperty, typeName: String) -> String {
+        switch property.relationship {
+        case .toMany(let arguments)?: return ", relationship: Tether._ToMany(isolated: (), \(arguments))"
+        case .reference?: return ", isolatedReference: \\\(typeName)._\(property.name)"
+        case nil: return ""
+        }
+    }
+
     /// `Tether.ModelSchema<Type>(name: "Type", properties: [...])`, one
     /// `Tether.ModelProperty` per line, and `computed: [...]` (one
     /// `Tether.ModelComputedProperty` per line) when the class declares computed properties.
@@ -148,7 +159,8 @@ extension ModelMacro {
                     ? ExprSyntax(
                         """
                         Tether.ModelProperty(name: \(literal: property.name), index: \(literal: index), \
-                        isolatedKeyPath: \\\(raw: typeName).\(raw: property.identifier), transient: \(literal: property.isTransient))
+                        isolatedKeyPath: \\\(raw: typeName).\(raw: property.identifier), transient: \(literal: property.isTransient)\
+                        \(raw: isolatedRelationshipArgument(property, typeName: typeName)))
                         """
                     )
                     : ExprSyntax(

@@ -135,4 +135,38 @@ final class RelationshipMacroTests: XCTestCase {
             macroSpecs: ["Model": modelMacros()["Model"]!]
         )
     }
+
+    /// In a class isolated to a global actor, the schema reaches the relationship and the
+    /// reference's storage through key paths.
+    func testMainActorRelationships() {
+        assertMacroExpansion(
+            """
+            @MainActor @Model
+            final class Line {
+                @Relationship var invoice: Invoice?
+            }
+            """,
+            expandedSource: #"""
+            @MainActor
+            final class Line {
+                @Relationship
+                @Tether._ModelTracked(index: 0) var invoice: Invoice?
+
+                @Tether.ModelIgnored nonisolated let _$registrar = Tether.ModelRegistrar(propertyCount: 1, actor: MainActor.shared)
+
+                private static func _$isolatedSchema() -> Tether.ModelSchema<Line> {
+                    Tether.ModelSchema<Line>(name: "Line", properties: [
+                        Tether.ModelProperty(name: "invoice", index: 0, isolatedKeyPath: \Line.invoice, transient: false, isolatedReference: \Line._invoice),
+                        ])
+                }
+
+                nonisolated static let _$schema = unsafeBitCast(_$isolatedSchema as @MainActor () -> Tether.ModelSchema<Line>, to: (() -> Tether.ModelSchema<Line>).self)()
+            }
+
+            extension Line: Tether.Model {
+            }
+            """#,
+            macroSpecs: ["Model": modelMacros()["Model"]!]
+        )
+    }
 }
