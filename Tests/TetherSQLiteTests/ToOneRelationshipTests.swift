@@ -139,3 +139,22 @@ struct ToOneRelationshipTests {
         #expect(try fixture.another().rows("SELECT client_id FROM Bill").first?[0] == .integer(client.persistentID!))
     }
 }
+
+extension ToOneRelationshipTests {
+    /// The store's index of which parent each child row was placed in keeps only children in
+    /// memory once it grows: visiting 10,000 children of 10 parents, one parent at a time, does
+    /// not leave 10,000 entries behind.
+    @Test func theIndexOfChildrenKeepsOnlyThoseInMemory() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        for number in 0..<10 {
+            let sheet = Sheet()
+            sheet.title = "s\(number)"
+            sheet.entries = (0..<1_000).map { _ in Entry() }
+            try store.insert(sheet)
+            try store.flush()
+        }
+        #expect(store.state.parentOf.count > 0)
+        #expect(store.state.parentOf.count <= 4_096, "entries of children no longer in memory are dropped")
+    }
+}

@@ -426,7 +426,7 @@ public final class Store {
         }
         protect(ids.lazy.map { _RowKey(table: tableName, id: $0) }, at: stamp)
         state.fileLostReported = false
-        if state.toManyByChild[tableName] != nil {
+        if state.toManyByChild[tableName] != nil, state.insertingChildren == 0 {
             for index in fresh { placeEverywhere(objects[index], table) }
         }
         if state.toManyByParent[tableName] != nil {

@@ -37,9 +37,14 @@ final class _StoreState {
     var toManyByChild: [String: [_ToMany]] = [:]
     /// The parent whose collection each child row was last placed in, by relationship.
     var parentOf: [_MemberKey: Int64] = [:]
+    /// The size of `parentOf` at which entries of children no longer in memory are dropped.
+    var parentOfPruneAt = 4_096
     /// Whether collections are being loaded (the children loaded for them are placed there, not
     /// one by one).
     var loadingCollections = 0
+    /// How many `insertChildren` are inserting the children of parents just inserted (they
+    /// place them all at once after).
+    var insertingChildren = 0
     /// How many `quietTransaction`s are running.
     var quietTransactions = 0
 }

@@ -235,6 +235,7 @@ extension Store {
                 setQuietly(model, relation.propertyIndex) { relation.relationship.assign(model, children) }
             }
         }
+        pruneMembershipsIfDue()
     }
 
     /// The live models of the rows `sql` selects (every column of `table`, id first), for a
@@ -244,6 +245,20 @@ extension Store {
             try _fetch(type, sql: sql, arguments, table: table)
         }
         return try fetch(type)
+    }
+
+    /// Forgets the parents of child rows that are no longer in memory, once the index has grown
+    /// to twice what it held after the last time (and at least 4,096 entries): an entry is
+    /// only needed while its child is live (a child out of memory is in no live collection).
+    func pruneMembershipsIfDue() {
+        guard state.parentOf.count >= state.parentOfPruneAt else { return }
+        var childTables: [String: String] = [:]
+        for (table, relations) in state.toManyByChild { for relation in relations { childTables[relation.triggerName] = table } }
+        state.parentOf = state.parentOf.filter { key, _ in
+            guard let table = childTables[key.relationship] else { return false }
+            return state.identity[_RowKey(table: table, id: key.child)] != nil
+        }
+        state.parentOfPruneAt = Swift.max(4_096, state.parentOf.count * 2)
     }
 
     /// The children of `relation` whose parent was changed here and is not committed yet (their
@@ -324,6 +339,7 @@ extension Store {
         let new = rowID > 0 ? parentID(of: child, relation, childTable) : nil
         if let old = state.parentOf[key], old != new { leave(child, parentID: old, relation) }
         state.parentOf[key] = new
+        if state.parentOf.count >= state.parentOfPruneAt { pruneMembershipsIfDue() }
         if let new, let setID = childTable.columns[relation.foreignKeyPosition].setReferenceID {
             // The reference back by id only: one set before the parent was stored holds it
             // strongly, and the parent's collection holds the child (a cycle). A read finds the
@@ -409,24 +425,44 @@ extension Store {
 
     /// After `parents` of `table` were inserted: the children in their collections that are not
     /// stored yet are inserted too (naming their parent), and stored ones given this parent.
+    /// Each collection is then indexed and sorted once (not once per child).
     func insertChildren(of parents: [AnyObject], table: _Table) throws {
         guard let relations = state.toManyByParent[table.name] else { return }
         for relation in relations {
             guard let childTable = state.tablesByName[relation.childTable] else { continue }
             let set = childTable.setRelation(at: relation.foreignKeyPosition)
+            func rowID(_ object: AnyObject, _ table: _Table) -> Int64 {
+                table.registrarOf(object)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) }
+            }
             var unstored: [AnyObject] = []
             for parent in parents {
-                let parentID = table.registrarOf(parent)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) }
+                let parentID = rowID(parent, table)
                 for child in relation.relationship.read(parent) {
                     if self.parentID(of: child, relation, childTable) != parentID { set(child, parent) }
-                    if childTable.registrarOf(child)._withUnsafeGuaranteedRef({ $0.rowID.load(ordering: .relaxed) }) <= 0 {
-                        unstored.append(child)
-                    } else {
-                        state.parentOf[_MemberKey(relationship: relation.triggerName, child: childTable.registrarOf(child)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) })] = parentID
-                    }
+                    if rowID(child, childTable) <= 0 { unstored.append(child) }
                 }
             }
-            if !unstored.isEmpty { try insertObjects(unstored, table: childTable) }
+            if !unstored.isEmpty {
+                // Indexed and sorted below, once, rather than child by child as they are inserted.
+                state.insertingChildren += 1
+                defer { state.insertingChildren -= 1 }
+                try insertObjects(unstored, table: childTable)
+            }
+            let setID = childTable.columns[relation.foreignKeyPosition].setReferenceID
+            for parent in parents {
+                let parentID = rowID(parent, table)
+                var children = relation.relationship.read(parent)
+                for child in children {
+                    state.parentOf[_MemberKey(relationship: relation.triggerName, child: rowID(child, childTable))] = parentID
+                    setID?(child, parentID)   // by id: no strong reference back (see `place`)
+                }
+                let before = children.map(ObjectIdentifier.init)
+                sort(&children, relation, childTable)
+                if children.map(ObjectIdentifier.init) != before {
+                    setQuietly(parent, relation.propertyIndex) { relation.relationship.assign(parent, children) }
+                }
+            }
+            pruneMembershipsIfDue()
         }
     }
 
