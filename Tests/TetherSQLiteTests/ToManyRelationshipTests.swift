@@ -237,6 +237,30 @@ struct ToManyRelationshipTests {
         #expect(try store.count(Fruit.self) == 1, "only the apple")
     }
 
+    /// A child appended while another program holds the write lock is not lost: the failure is
+    /// reported, the child stays in the collection, and `flush()` inserts it once the lock is
+    /// gone (and throws while it is held).
+    @Test func aChildAppendedWhileTheDatabaseIsLockedIsInsertedLater() throws {
+        let fixture = try StoreFixture(busyTimeout: .milliseconds(50))
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1]))
+        let (errors, _) = record(store.errors)
+        let other = try fixture.another()
+        try other.execute("BEGIN IMMEDIATE")
+        let late = Entry()
+        late.label = "late"
+        late.position = 99
+        a.entries.append(late)
+        #expect(late.persistentID == nil)
+        #expect(errors.values.count == 1, "the failed insert is reported")
+        #expect(throws: StoreError.self) { try store.flush() }
+        try other.execute("COMMIT")
+        try store.flush()
+        #expect(late.persistentID != nil && late.sheet === a)
+        #expect(labels(a) == ["a1", "late"])
+        #expect(try fixture.another().rows("SELECT label FROM Entry ORDER BY id").map(\.values) == [[.text("a1")], [.text("late")]])
+    }
+
     /// Another process (a plain connection with foreign keys off, as the sqlite3 shell has them)
     /// inserts a child, changes one, moves amounts between two in one transaction and deletes a
     /// parent: the collections and the total follow, the total never shows a half-applied

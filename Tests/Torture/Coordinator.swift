@@ -226,6 +226,12 @@ func check(path: String, workers: [[WorkerProcess]], shellAcknowledged: [Int64: 
         return ["cannot read the file: \(error)"]
     }
     if cells.count != rows { violations.append("\(cells.count) cells, expected \(rows) (cells are never deleted)") }
+    // The cascade held through kills and faults: no leaf names a folder that is gone. (The table
+    // exists once a worker used folders.)
+    if (try? reader.tableExists("Leaf")) == true {
+        let orphans = (try? reader.scalar("SELECT COUNT(*) FROM Leaf WHERE folder_id IS NOT NULL AND folder_id NOT IN (SELECT id FROM Folder)", as: Int.self)) ?? -1
+        if orphans != 0 { violations.append("\(orphans) leaves name a folder that was deleted (the cascade did not hold)") }
+    }
 
     var updatesAcknowledged: [Int64: Int] = [:]
     var updatesPossible: [Int64: Int] = [:]

@@ -26,6 +26,23 @@ final class Churn {
 }
 extension Churn: PersistentModel {}
 
+/// A parent that workers insert with leaves, and delete (its leaves go with it: cascade).
+@Model
+final class Folder {
+    var label = ""
+    @Relationship(inverse: \Leaf.folder, deleteRule: .cascade, orderBy: \Leaf.position)
+    var leaves: [Leaf] = []
+}
+extension Folder: PersistentModel {}
+
+/// A child that workers add to folders, move between them, reorder and delete.
+@Model
+final class Leaf {
+    @Relationship var folder: Folder?
+    var position = 0
+}
+extension Leaf: PersistentModel {}
+
 /// Worker W's own column.
 func ownColumn(_ worker: Int) -> ReferenceWritableKeyPath<Cell, Int> {
     let columns: [ReferenceWritableKeyPath<Cell, Int>] = [\Cell.c0, \Cell.c1, \Cell.c2, \Cell.c3]

@@ -121,6 +121,9 @@ func runWorker(_ options: WorkerOptions) -> Never {
         }
     }.start()
 
+    /// Folders this process holds (their leaves with them).
+    var folders: [Folder] = []
+
     /// The cell of row `id`, held from now on.
     func cell(_ id: Int64) -> Cell? {
         if let cell = held[id] { return cell }
@@ -207,6 +210,8 @@ func runWorker(_ options: WorkerOptions) -> Never {
             do { try store.refresh() } catch { say("e refresh \(error)") }
         case 85..<87 where options.faults:   // a full disk for a moment
             fillTheDisk(store, operation: operation)
+        case 87..<97:   // folders and their leaves (a to-many relationship, cascade)
+            relationshipOperation(store, roll: roll, operation: operation, folders: &folders, random: &random)
         default:   // time passes: the watcher reads the log, applied at the next turn
             usleep(UInt32(random.below(2_000)))
         }
@@ -223,6 +228,12 @@ func runWorker(_ options: WorkerOptions) -> Never {
                 say("X went-back \(id) from \(before) to \(now) after operation \(operation)")
             }
             seen[id] = zip(now, before).map { max($0, $1) }
+        }
+        // In memory, at every step: each leaf in a folder's collection names that folder.
+        for folder in folders where folder.persistentID != nil {
+            for leaf in folder.leaves where leaf.folder !== folder {
+                say("X leaf \(leaf.persistentID ?? 0) in folder \(folder.persistentID ?? 0) names \(leaf.folder?.persistentID ?? 0) after operation \(operation)")
+            }
         }
     }
 
@@ -277,6 +288,15 @@ func runWorker(_ options: WorkerOptions) -> Never {
                 say("X diverged churn \(id): model \([churn.label, "\(churn.v)"]) row \(churnRows[id] ?? [])")
             }
         }
+        // Every live folder holds exactly its leaves' rows, in order, each naming it.
+        for folder in try store.fetch(Folder.self) {
+            guard let id = folder.persistentID else { continue }
+            let leaves = try reader.rows("SELECT id FROM Leaf WHERE folder_id = ? ORDER BY position, id", [.integer(id)])
+                .map { text($0.values[0]) }
+            let held = folder.leaves.map { "\($0.persistentID ?? 0)" }
+            if held != leaves { say("X diverged folder \(id): leaves \(held) rows \(leaves)") }
+            if folder.leaves.contains(where: { $0.folder !== folder }) { say("X folder \(id): a leaf names another folder") }
+        }
         if let failure = liveFailure.value { say("X live query failed: \(failure)") }
         if liveIDs.value != rows.keys.sorted() {
             say("X live query \(liveIDs.value.count) ids, table \(rows.count)")
@@ -288,6 +308,47 @@ func runWorker(_ options: WorkerOptions) -> Never {
     liveQuery.dispose()
     errorsSubscription.dispose()
     exit(0)
+}
+
+/// One operation on folders and leaves, chosen by `roll` (87..<97): insert a folder with leaves,
+/// append a leaf, move one to another folder, reorder one, delete a leaf or a folder. Another
+/// worker may delete any of them meanwhile: errors are reported, not violations.
+func relationshipOperation(_ store: Store, roll: Int, operation: Int, folders: inout [Folder], random: inout SeededRandom) {
+    folders.removeAll { $0.persistentID == nil }
+    if folders.count < 3 || random.chance(20) {
+        do { folders += try store.fetch(Folder.self).filter { folder in !folders.contains { $0 === folder } }.prefix(3) } catch { say("e fetch folders \(error)") }
+    }
+    let leaves = folders.flatMap(\.leaves).filter { $0.persistentID != nil }
+    do {
+        switch roll {
+        case 87..<90:
+            let folder = Folder()
+            folder.label = "f\(operation)"
+            folder.leaves = (0..<random.below(4)).map { _ in
+                let leaf = Leaf()
+                leaf.position = random.below(10)
+                return leaf
+            }
+            try store.insert(folder)
+            folders.append(folder)
+        case 90..<92 where !folders.isEmpty:
+            let leaf = Leaf()
+            leaf.position = random.below(10)
+            folders[random.below(folders.count)].leaves.append(leaf)
+        case 92..<94 where !folders.isEmpty && !leaves.isEmpty:
+            leaves[random.below(leaves.count)].folder = folders[random.below(folders.count)]
+        case 94 where !leaves.isEmpty:
+            leaves[random.below(leaves.count)].position = random.below(10)
+        case 95 where !leaves.isEmpty:
+            try store.delete(leaves[random.below(leaves.count)])
+        case 96 where !folders.isEmpty:
+            try store.delete(folders[random.below(folders.count)])
+        default:
+            break
+        }
+    } catch {
+        say("e relationship \(error)")
+    }
 }
 
 /// Makes the database full for this store's connection (`max_page_count` at the current size),

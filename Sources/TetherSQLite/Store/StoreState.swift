@@ -45,6 +45,8 @@ final class _StoreState {
     /// How many `insertChildren` are inserting the children of parents just inserted (they
     /// place them all at once after).
     var insertingChildren = 0
+    /// Collections with children appended whose insert failed: tried again at the next commit.
+    var unsavedCollections: [_CollectionKey: (parent: _WeakModel, relation: _ToMany)] = [:]
     /// How many `quietTransaction`s are running.
     var quietTransactions = 0
 }

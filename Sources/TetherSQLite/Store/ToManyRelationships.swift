@@ -61,6 +61,12 @@ struct _ToMany {
     }
 }
 
+/// A collection of one parent model: the key of `Store.state.unsavedCollections`.
+struct _CollectionKey: Hashable {
+    let parent: ObjectIdentifier
+    let relationship: String
+}
+
 /// A child row in one relationship: the key of `Store.state.parentOf`.
 struct _MemberKey: Hashable {
     let relationship: String
@@ -404,13 +410,18 @@ extension Store {
         var unstored: [AnyObject] = []
         for child in children where self.parentID(of: child, relation, childTable) != parentID {
             childSchemaSet(child, parent)
-            if childTable.registrarOf(child)._withUnsafeGuaranteedRef({ $0.rowID.load(ordering: .relaxed) }) <= 0 { unstored.append(child) }
+            if childTable.registrarOf(child)._withUnsafeGuaranteedRef({ $0.rowID.load(ordering: .relaxed) }) == 0 { unstored.append(child) }
         }
         if !unstored.isEmpty {
             do {
                 try insertObjects(unstored, table: childTable)
             } catch {
+                // Not dropped: the children stay in the collection, and their insert is tried
+                // again at the next commit and by `flush()`, which throws while it fails.
+                state.unsavedCollections[_CollectionKey(parent: ObjectIdentifier(parent), relationship: relation.triggerName)] =
+                    (_WeakModel(parent), relation)
                 errorSubject.sendNext(StoreError.wrap(error))
+                scheduleRetry()
             }
         }
         // Only a change is set: a change set while a change is delivered is delivered after it,
@@ -421,6 +432,36 @@ extension Store {
         if sorted.map(ObjectIdentifier.init) != before {
             setQuietly(parent, relation.propertyIndex) { relation.relationship.assign(parent, sorted) }
         }
+    }
+
+    /// Inserts the children appended to collections whose insert failed (see `collectionChanged`);
+    /// throws the error of one that fails again (they stay in their collections, to be tried
+    /// again).
+    func insertUnsavedChildren() throws(StoreError) {
+        guard !state.unsavedCollections.isEmpty else { return }
+        for (key, (box, relation)) in state.unsavedCollections {
+            guard let parent = box.model, let childTable = state.tablesByName[relation.childTable],
+                  parentTableRowID(parent, relation) > 0 else {
+                state.unsavedCollections[key] = nil
+                continue
+            }
+            // Never stored (a child deleted meanwhile stays deleted: it is not inserted again).
+            let unstored = relation.relationship.read(parent).filter { child in
+                childTable.registrarOf(child)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) } == 0
+            }
+            do {
+                if !unstored.isEmpty { try insertObjects(unstored, table: childTable) }
+                state.unsavedCollections[key] = nil
+            } catch {
+                throw StoreError.wrap(error)
+            }
+        }
+    }
+
+    /// The row id of a parent of `relation` (0: not stored; negative: deleted).
+    private func parentTableRowID(_ parent: AnyObject, _ relation: _ToMany) -> Int64 {
+        guard let table = state.tablesByName[relation.parentTable] else { return 0 }
+        return table.registrarOf(parent)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) }
     }
 
     /// After `parents` of `table` were inserted: the children in their collections that are not
@@ -439,14 +480,25 @@ extension Store {
                 let parentID = rowID(parent, table)
                 for child in relation.relationship.read(parent) {
                     if self.parentID(of: child, relation, childTable) != parentID { set(child, parent) }
-                    if rowID(child, childTable) <= 0 { unstored.append(child) }
+                    if rowID(child, childTable) == 0 { unstored.append(child) }   // never stored
                 }
             }
             if !unstored.isEmpty {
                 // Indexed and sorted below, once, rather than child by child as they are inserted.
                 state.insertingChildren += 1
                 defer { state.insertingChildren -= 1 }
-                try insertObjects(unstored, table: childTable)
+                do {
+                    try insertObjects(unstored, table: childTable)
+                } catch {
+                    // The parents are stored; their children are tried again at the next commit
+                    // and by `flush()` (see `insertUnsavedChildren`).
+                    for parent in parents {
+                        state.unsavedCollections[_CollectionKey(parent: ObjectIdentifier(parent), relationship: relation.triggerName)] =
+                            (_WeakModel(parent), relation)
+                    }
+                    scheduleRetry()
+                    throw error
+                }
             }
             let setID = childTable.columns[relation.foreignKeyPosition].setReferenceID
             for parent in parents {

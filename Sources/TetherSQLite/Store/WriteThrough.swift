@@ -75,6 +75,7 @@ extension Store {
         state.commitScheduled = false
         guard !state.closed else { return }
         do {
+            try insertUnsavedChildren()
             try commitPending(synchronously: false)
         } catch {
             // Reported on `errors` by commitPending.
@@ -96,6 +97,8 @@ extension Store {
         // Commits under way end first: a failed one puts its rows back among the pending ones.
         if !state.inFlight.isEmpty { writer.sync { _ in } }
         drain()
+        // Children appended to a collection whose insert failed (busy, read-only...) go first.
+        try insertUnsavedChildren()
         // Observers may change models in reaction to what the commit applied: those changes are
         // committed too, a few rounds at most (observers that keep changing models in reaction
         // to their own changes are not waited for).
