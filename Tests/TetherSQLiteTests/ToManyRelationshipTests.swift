@@ -232,9 +232,20 @@ struct ToManyRelationshipTests {
         basket.fruits = [apple]
         try store.insert(basket)
         let (errors, _) = record(store.errors)
-        basket.fruits.append(Fruit())
+        let nameless2 = Fruit()
+        basket.fruits.append(nameless2)
         #expect(errors.values == [.invalid(ValidationError(model: "Fruit", id: nil, failures: [.init(property: "name", rule: "not empty")]))])
         #expect(try store.count(Fruit.self) == 1, "only the apple")
+
+        // The invalid child does not hold other changes back: they are written, then flush()
+        // says what it could not insert; once the child is fixed, it is inserted.
+        apple.name = "green apple"
+        #expect(throws: StoreError.self) { try store.flush() }
+        #expect(try fixture.another().rows("SELECT name FROM Fruit").map(\.values) == [[.text("green apple")]])
+        nameless2.name = "pear"
+        try store.flush()
+        #expect(nameless2.persistentID != nil && nameless2.basket === basket)
+        #expect(try store.count(Fruit.self) == 2)
     }
 
     /// A child appended while another program holds the write lock is not lost: the failure is

@@ -435,10 +435,11 @@ extension Store {
     }
 
     /// Inserts the children appended to collections whose insert failed (see `collectionChanged`);
-    /// throws the error of one that fails again (they stay in their collections, to be tried
-    /// again).
+    /// throws the error of the first that fails again, after trying every collection (they stay
+    /// in their collections, to be tried again).
     func insertUnsavedChildren() throws(StoreError) {
         guard !state.unsavedCollections.isEmpty else { return }
+        var failure: StoreError?
         for (key, (box, relation)) in state.unsavedCollections {
             guard let parent = box.model, let childTable = state.tablesByName[relation.childTable],
                   parentTableRowID(parent, relation) > 0 else {
@@ -453,9 +454,10 @@ extension Store {
                 if !unstored.isEmpty { try insertObjects(unstored, table: childTable) }
                 state.unsavedCollections[key] = nil
             } catch {
-                throw StoreError.wrap(error)
+                if failure == nil { failure = StoreError.wrap(error) }
             }
         }
+        if let failure { throw failure }
     }
 
     /// The row id of a parent of `relation` (0: not stored; negative: deleted).

@@ -76,6 +76,12 @@ extension Store {
         guard !state.closed else { return }
         do {
             try insertUnsavedChildren()
+        } catch {
+            // Reported, and tried again later; the other changes are committed all the same.
+            errorSubject.sendNext(error)
+            scheduleRetry()
+        }
+        do {
             try commitPending(synchronously: false)
         } catch {
             // Reported on `errors` by commitPending.
@@ -97,8 +103,10 @@ extension Store {
         // Commits under way end first: a failed one puts its rows back among the pending ones.
         if !state.inFlight.isEmpty { writer.sync { _ in } }
         drain()
-        // Children appended to a collection whose insert failed (busy, read-only...) go first.
-        try insertUnsavedChildren()
+        // Children appended to a collection whose insert failed (busy, read-only...) go first;
+        // if they fail again, the other changes are still committed, then the error is thrown.
+        var unsaved: StoreError?
+        do { try insertUnsavedChildren() } catch { unsaved = error }
         // Observers may change models in reaction to what the commit applied: those changes are
         // committed too, a few rounds at most (observers that keep changing models in reaction
         // to their own changes are not waited for).
@@ -111,6 +119,7 @@ extension Store {
         if let invalid = state.dirtyOrder.lazy.compactMap({ object in self.state.dirty[object].flatMap { self.invalidity(of: object, $0) } }).first {
             throw .invalid(invalid)
         }
+        if let unsaved { throw unsaved }
     }
 
     /// Why `row` may not be written now: a constraint refused it (and its model has not changed
