@@ -21,7 +21,7 @@ extension Store {
     }
 
     /// The live models of `ids`, by id, for a model type known at run time.
-    private func liveModels(_ type: any PersistentModel.Type, ids: [Int64]) throws(StoreError) -> [Int64: AnyObject] {
+    func liveModels(_ type: any PersistentModel.Type, ids: [Int64]) throws(StoreError) -> [Int64: AnyObject] {
         func load<M: PersistentModel>(_ type: M.Type) throws(StoreError) -> [Int64: AnyObject] {
             var byID: [Int64: AnyObject] = [:]
             for model in try models(type, ids: ids) {

@@ -180,7 +180,7 @@ extension Store {
         for (table, ids) in children {
             guard let type = state.toManyByChild[table]?.first?.childType else { continue }
             do {
-                _ = try liveModelsByID(type, ids: ids)
+                _ = try liveModels(type, ids: ids)
             } catch {
                 errorSubject.sendNext(error)
             }
@@ -283,18 +283,6 @@ extension Store {
         for row in state.dirty.values { look(row) }
         for rows in state.inFlight.values { for taken in rows { look(taken.row) } }
         return (moved, reordered)
-    }
-
-    /// The live models of `ids` of a model type known at run time, by id.
-    private func liveModelsByID(_ type: any PersistentModel.Type, ids: [Int64]) throws(StoreError) -> [Int64: AnyObject] {
-        func load<C: PersistentModel>(_ type: C.Type) throws(StoreError) -> [Int64: AnyObject] {
-            var byID: [Int64: AnyObject] = [:]
-            for model in try models(type, ids: ids) {
-                if let id = model.persistentID { byID[id] = model }
-            }
-            return byID
-        }
-        return try load(type)
     }
 
     // MARK: Keeping collections in step
