@@ -65,6 +65,20 @@ extension Fruit: Validating {
     }
 }
 
+/// A to-many relationship whose inverse is a plain (strong) reference: refused, with a message
+/// that says what to write.
+@Model
+final class Crate {
+    @Relationship(inverse: \Bottle.crate) var bottles: [Bottle] = []
+}
+extension Crate: PersistentModel {}
+
+@Model
+final class Bottle {
+    var crate: Crate? = nil
+}
+extension Bottle: PersistentModel {}
+
 /// A sheet with entries of the given amounts, at positions 10, 20, ... (not stored).
 private func sheet(_ title: String, _ amounts: [Int]) -> Sheet {
     let sheet = Sheet()
@@ -212,6 +226,16 @@ struct ToManyRelationshipTests {
         keeper.pets = []
         try store.delete(keeper)
         #expect(try store.count(Keeper.self) == 0 && store.count(Pet.self) == 2)
+    }
+
+    /// An inverse that is not marked `@Relationship` would keep its parent alive while the
+    /// parent's collection holds it (a retain cycle): the store refuses the model type and says
+    /// what to write.
+    @Test func anInverseThatHoldsItsParentStronglyIsRefused() throws {
+        let fixture = try StoreFixture()
+        let error = #expect(throws: StoreError.self) { try fixture.store.insert(Crate()) }
+        let message = "\(error.map { "\($0)" } ?? "")"
+        #expect(message.contains("Crate.bottles") && message.contains("@Relationship var crate: Crate?"), "\(message)")
     }
 
     /// Children inserted with their parent, or appended to its collection, are held to their
