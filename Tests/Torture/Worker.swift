@@ -331,18 +331,27 @@ func relationshipOperation(_ store: Store, roll: Int, operation: Int, folders: i
             }
             try store.insert(folder)
             folders.append(folder)
+            say("r insert folder \(folder.persistentID ?? 0) leaves \(folder.leaves.map { $0.persistentID ?? 0 })")
         case 90..<92 where !folders.isEmpty:
             let leaf = Leaf()
             leaf.position = random.below(10)
-            folders[random.below(folders.count)].leaves.append(leaf)
+            let folder = folders[random.below(folders.count)]
+            folder.leaves.append(leaf)
+            say("r append to \(folder.persistentID ?? 0): leaf \(leaf.persistentID ?? 0) names \(leaf.folder?.persistentID ?? 0)")
         case 92..<94 where !folders.isEmpty && !leaves.isEmpty:
-            leaves[random.below(leaves.count)].folder = folders[random.below(folders.count)]
+            let leaf = leaves[random.below(leaves.count)], folder = folders[random.below(folders.count)]
+            leaf.folder = folder
+            say("r move leaf \(leaf.persistentID ?? 0) to \(folder.persistentID ?? 0)")
         case 94 where !leaves.isEmpty:
             leaves[random.below(leaves.count)].position = random.below(10)
         case 95 where !leaves.isEmpty:
-            try store.delete(leaves[random.below(leaves.count)])
+            let leaf = leaves[random.below(leaves.count)]
+            say("r delete leaf \(leaf.persistentID ?? 0)")
+            try store.delete(leaf)
         case 96 where !folders.isEmpty:
-            try store.delete(folders[random.below(folders.count)])
+            let folder = folders[random.below(folders.count)]
+            say("r delete folder \(folder.persistentID ?? 0) leaves \(folder.leaves.map { $0.persistentID ?? 0 })")
+            try store.delete(folder)
         default:
             break
         }
