@@ -85,7 +85,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "TetherTerminalTests", dependencies: ["TetherTerminal"]),
-        .testTarget(name: "InvoiceKitTests", dependencies: ["InvoiceKit", .product(name: "Logging", package: "swift-log")]),
+        .testTarget(
+            name: "InvoiceKitTests", dependencies: ["InvoiceKit", .product(name: "Logging", package: "swift-log")],
+            exclude: ["Fixtures"]),
         // Drives the real `invoices` binary in tmux (a private tmux server per test).
         .testTarget(name: "InvoicesE2ETests", dependencies: ["invoices", "TetherSQLite"]),
     ],

@@ -1,13 +1,15 @@
 import TetherSQLite
 import TetherTerminal
 
-/// The invoice form: a list of invoices on the left, the selected invoice's fields on the
-/// right, the keys on a help line at the bottom.
+/// The invoice form: a list of invoices on the left; on the right the selected invoice's
+/// customer, note, lines, discount and tax, and the amounts computed from them; the keys on a
+/// help line at the bottom.
 ///
-/// Every field is bound to the selected invoice through a two-way channel
-/// (`customer.bind(to: channel(invoice, \.customer))`); the computed amounts are
-/// `ComputedField`s observing `@Model` computed properties through the `CurrentInvoice` model
-/// (`observe(current, \.invoice?.total)`), so they follow both the selection and every edit
+/// Every field is bound to its model through a two-way channel
+/// (`note.bind(to: channel(invoice, \.note))`, a line's quantity to `channel(line,
+/// \.quantity)`); the amounts are `ComputedField`s observing `@Model` computed properties
+/// through the `CurrentInvoice` model (`observe(current, \.invoice?.total)`), so they follow
+/// the selection, every edit, and lines added or deleted, here or in another copy of the app,
 /// without any code of their own. The store writes each change through.
 ///
 /// Keys:
@@ -15,7 +17,12 @@ import TetherTerminal
 ///   (PageUp/PageDown, Home/End) choose the invoice, Enter goes to its first field.
 /// - In a field: typing edits the invoice at once; Enter confirms; Esc reverts the field to
 ///   its value from before the edit. A number field with text that is not a valid number shows
-///   an error beside it, keeps the text, and leaves the invoice (and the database) unchanged.
+///   an error, keeps the text, and leaves the invoice (and the database) unchanged.
+/// - Customer: typing (or Enter) opens the picker: the customers whose name contains the text,
+///   "New customer" with the text, and "(no customer)". Up/Down choose, Enter or Tab takes the
+///   choice, Esc keeps the customer the invoice had, Ctrl-D deletes the chosen customer (refused
+///   while they have invoices).
+/// - Ctrl-L adds a line; Ctrl-K deletes the line the focus is in (after asking).
 /// - Ctrl-N adds an invoice; Ctrl-D deletes the selected one after asking (y/n).
 /// - Ctrl-C quits; so does q while the list has the focus (in a field, q is text).
 ///
@@ -30,7 +37,7 @@ import TetherTerminal
 public final class InvoiceApp {
     /// The help line's text.
     public static let help =
-        "Tab/Shift-Tab/↑↓ move · Enter confirm · Esc revert · Ctrl-N new · Ctrl-D delete · Ctrl-C or q (in list) quit"
+        "Tab/↑↓ move · Enter confirm · Esc revert · ^L add line · ^K delete line · ^N new invoice · ^D delete · ^C quit"
     /// Columns of the list.
     public static let listWidth = 40
 
@@ -43,44 +50,59 @@ public final class InvoiceApp {
 
     /// The invoices, ordered by number.
     public let list: ListView<Invoice>
-    /// Who the invoice is for.
+    /// Who the invoice is for: shows the customer's name; typing in it picks another.
     public let customer = TextField("Customer", width: 40)
+    /// The picker's choices while the customer is being chosen.
+    public let customerChoices = ListView<CustomerChoice>(height: 8) { $0.title }
     /// A note.
     public let note = TextField("Note", width: 50)
-    /// How many units.
-    public let quantity = NumberField<Int>.integer("Quantity", range: 0...1_000_000, width: 14)
-    /// The price of one unit.
-    public let unitPrice = NumberField<Double>.decimal("Unit price", range: 0...1_000_000_000, width: 14)
+    /// The selected invoice's lines, top to bottom.
+    public private(set) var lineRows: [InvoiceLineRow] = []
     /// The discount in percent; empty for none.
     public let discount = NumberField<Double?>(
         "Discount %", width: 14, parse: InvoiceApp.parseOptionalPercent, format: { $0.map(NumberText.format) ?? "" })
     /// The tax rate in percent.
     public let tax = NumberField<Double>.decimal("Tax %", range: 0...100, width: 14)
-    /// quantity × unit price.
-    public let subtotal: ComputedField<Double?>
+    /// The sum of the lines' amounts.
+    public let subtotal: ComputedField<Money?>
     /// The discount's amount.
-    public let discountAmount: ComputedField<Double?>
+    public let discountAmount: ComputedField<Money?>
     /// The tax's amount.
-    public let taxAmount: ComputedField<Double?>
+    public let taxAmount: ComputedField<Money?>
     /// The total.
-    public let total: ComputedField<Double?>
+    public let total: ComputedField<Money?>
     /// The bottom line: a message (a question, an error) and the help.
     public let status = StatusLine(help: InvoiceApp.help)
-    /// The focus: the list first, then the fields.
-    public let form: Form
-    /// The widgets of the right-hand column, top to bottom.
-    public let fieldWidgets: [any Widget]
+    /// The focus: the list, the customer, the note, each line's fields, the discount, the tax.
+    /// Made again when the lines change.
+    public private(set) var form: Form
+    /// Whether the customer picker is open.
+    public private(set) var isPickingCustomer = false
+    /// Whether the picker shows every customer (opened with Enter, nothing typed yet).
+    private var showsAllCustomers = false
 
     private let needsDisplay: @Sendable () -> Void
     /// What the fields are bound to while no invoice is selected (never stored, never shown).
     private let blank = Invoice()
-    /// The invoice Ctrl-D asked about; the next key answers.
-    private var pendingDelete: Invoice?
+    /// The text of the customer field.
+    private let draft = CustomerDraft()
+    /// The store's customers, by name.
+    private var customers: [Customer] = []
+    /// What the next key answers: a deletion asked about.
+    private var pendingDeletion: Deletion?
     /// An invoice this app added that the list has not shown yet.
     private var added: Invoice?
-    private let listSubscription = SerialDisposable()
+    /// The first line shown when they do not all fit.
+    private var firstVisibleLine = 0
+    private let subscriptions = CompoundDisposable()
     private let selectedChanges = SerialDisposable()
-    private let errorSubscription = SerialDisposable()
+    private let lineChanges = SerialDisposable()
+
+    private enum Deletion {
+        case invoice(Invoice)
+        case line(InvoiceLine)
+        case customer(Customer)
+    }
 
     /// Creates the app on `store`, showing the lists `invoices` sends (`invoiceList(store)`).
     /// `needsDisplay` is called when what is shown changed without a key (the list changed, or
@@ -99,29 +121,41 @@ public final class InvoiceApp {
         self.title = title
         self.needsDisplay = needsDisplay
         list = ListView<Invoice>(title: "Invoices", height: 10_000, emptyText: "(none: Ctrl-N adds one)") { InvoiceApp.row(for: $0) }
-        let money: @Sendable (Double?) -> String = { $0.map { NumberText.fixed($0, places: 2) } ?? "" }
+        let money: @Sendable (Money?) -> String = { $0.map { "\($0.roundedToCents())" } ?? "" }
         subtotal = ComputedField("Subtotal", observe(current, \.invoice?.subtotal), width: 14, alignment: .trailing, format: money)
         discountAmount = ComputedField("Discount", observe(current, \.invoice?.discountAmount), width: 14, alignment: .trailing, format: money)
         taxAmount = ComputedField("Tax", observe(current, \.invoice?.taxAmount), width: 14, alignment: .trailing, format: money)
         total = ComputedField("Total", observe(current, \.invoice?.total), width: 14, alignment: .trailing, format: money)
-        fieldWidgets = [customer, note, quantity, unitPrice, discount, tax, Label(""), subtotal, discountAmount, taxAmount, total]
-        form = Form([list] + fieldWidgets)
+        form = Form([list, customer, note, discount, tax])
+        customer.bind(to: channel(draft, \.text))
         bindFields(to: blank)
 
-        listSubscription.inner = invoices.subscribe(
+        subscriptions.add(invoices.subscribe(
             with: current,
             next: { [weak self] _, invoices in self?.show(invoices) },
             error: { [weak self] _, error in self?.report("Cannot read the invoices: \(error)") }
-        )
-        errorSubscription.inner = store.errors.subscribe(with: current) { [weak self] _, error in
+        ))
+        subscriptions.add(customerList(store).subscribe(
+            with: current,
+            next: { [weak self] _, customers in self?.showCustomers(customers) },
+            error: { [weak self] _, error in self?.report("Cannot read the customers: \(error)") }
+        ))
+        subscriptions.add(observe(current, \.invoice?.customerName).subscribe(with: current) { [weak self] _, name in
+            self?.customerNameChanged(name ?? "")
+        })
+        subscriptions.add(observe(current, \.invoice?.lines).subscribe(with: current) { [weak self] _, lines in
+            self?.showLines(lines ?? [])
+        })
+        subscriptions.add(observe(current, \.invoice?.total).subscribe(next: { _ in needsDisplay() }))
+        subscriptions.add(store.errors.subscribe(with: current) { [weak self] _, error in
             self?.report("Not saved: \(error)")
-        }
+        })
     }
 
     deinit {
-        listSubscription.dispose()
+        subscriptions.dispose()
         selectedChanges.dispose()
-        errorSubscription.dispose()
+        lineChanges.dispose()
     }
 
     // MARK: Keys
@@ -139,26 +173,32 @@ public final class InvoiceApp {
     ///
     /// ```swift
     /// app.handle(.tab)                 // the focus moves from the list to Customer
-    /// app.handle(.character("A"))      // the invoice's customer is now "A…"
+    /// app.handle(.character("A"))      // the picker opens with the customers matching "A"
     /// ```
     public func handle(_ key: Key) -> TerminalAction {
         if key == .control("c") { return .quit }
-        if let invoice = pendingDelete {
-            pendingDelete = nil
-            if key == .character("y") || key == .character("Y") {
-                delete(invoice)
-            } else {
-                status.setMessage("Kept invoice #\(invoice.number).")
-            }
+        if let deletion = pendingDeletion {
+            pendingDeletion = nil
+            answer(deletion, confirmed: key == .character("y") || key == .character("Y"))
             return .continue
         }
         status.setMessage(nil)
+        if isPickingCustomer {
+            handlePicking(key)
+            return .continue
+        }
         switch key {
         case .control("n"):
             add()
             return .continue
         case .control("d"):
             askToDelete()
+            return .continue
+        case .control("l"):
+            addLine()
+            return .continue
+        case .control("k"):
+            askToDeleteLine()
             return .continue
         default:
             break
@@ -167,6 +207,14 @@ public final class InvoiceApp {
             // Nothing to edit: only the (empty) list takes keys.
             form.focus(list)
             return key == .character("q") ? .quit : .continue
+        }
+        if form.isFocused(customer), startsPicking(key) {
+            // Like a field whose text is selected: a character starts a new name, Backspace
+            // and Delete edit the name shown, Enter shows every customer.
+            if case .character = key { draft.text = "" }
+            if key != .enter { _ = customer.handle(key) }
+            openPicker(showingAll: key == .enter)
+            return .continue
         }
         if form.handle(key) == .ignored {
             // Keys nobody used: q outside a field quits; Enter in the list edits the invoice.
@@ -177,10 +225,18 @@ public final class InvoiceApp {
         return .continue
     }
 
+    /// Whether `key`, in the customer field, opens the picker: Enter, or a key that edits text.
+    private func startsPicking(_ key: Key) -> Bool {
+        switch key {
+        case .enter, .character, .backspace, .delete: return true
+        default: return false
+        }
+    }
+
     // MARK: Rendering
 
     /// Draws the app on a screen of `size`: the title row, the list, the selected invoice's
-    /// fields, and the status line at the bottom. Pure: it only reads the state.
+    /// fields and lines, and the status line at the bottom. Pure: it only reads the state.
     ///
     /// ```swift
     /// let screen = app.render(Size(width: 120, height: 40))
@@ -201,7 +257,7 @@ public final class InvoiceApp {
         let editor = right.inset(left: 3)
         if let invoice = current.invoice {
             screen.put("Invoice #\(invoice.number)", at: Position(x: editor.x, y: editor.y), style: theme.title, limit: editor.maxX)
-            form.render(fieldWidgets, into: &screen, in: editor.inset(top: 2))
+            renderInvoice(into: &screen, in: editor.inset(top: 2))
         } else {
             screen.put("No invoice. Ctrl-N adds one.", at: Position(x: editor.x, y: editor.y), style: theme.placeholder, limit: editor.maxX)
         }
@@ -209,16 +265,73 @@ public final class InvoiceApp {
         return screen
     }
 
+    /// The selected invoice's fields, lines and amounts, top to bottom in `rect`.
+    private func renderInvoice(into screen: inout Screen, in rect: Rect) {
+        let theme = form.theme
+        var y = rect.y
+        func row(_ widgets: [any Widget]) {
+            form.render(widgets, into: &screen, in: Rect(x: rect.x, y: y, width: rect.width, height: max(0, rect.maxY - y)))
+            y += widgets.reduce(0) { $0 + $1.height }
+        }
+        row([customer, note, Label("")])
+        // The lines: a header, as many rows as fit with room for the amounts below, an error.
+        let below = 7
+        let rows = max(1, rect.maxY - y - 2 - below)
+        let textWidth = max(8, min(InvoiceLineRow.textWidth, rect.width - 3 - InvoiceLineRow.quantityWidth - 2 * InvoiceLineRow.moneyWidth))
+        let columns = [textWidth, InvoiceLineRow.quantityWidth, InvoiceLineRow.moneyWidth, InvoiceLineRow.moneyWidth]
+        var x = rect.x
+        for (title, width) in zip(["Description", "Qty", "Unit price", "Amount"], columns) {
+            let shown = title == "Amount" ? String(repeating: " ", count: max(0, width - title.count)) + title : title
+            screen.put(shown, at: Position(x: x, y: y), style: theme.label, limit: min(rect.maxX, x + width))
+            x += width + 1
+        }
+        y += 1
+        if let focused = lineRows.firstIndex(where: { row in row.fields.contains { form.isFocused($0) } }) {
+            if focused < firstVisibleLine { firstVisibleLine = focused }
+            if focused >= firstVisibleLine + rows { firstVisibleLine = focused - rows + 1 }
+        }
+        firstVisibleLine = max(0, min(firstVisibleLine, lineRows.count - rows))
+        if lineRows.isEmpty {
+            screen.put("(no lines: Ctrl-L adds one)", at: Position(x: rect.x, y: y), style: theme.placeholder, limit: rect.maxX)
+        }
+        for lineRow in lineRows.dropFirst(firstVisibleLine).prefix(rows) {
+            var x = rect.x
+            for (widget, width) in zip([lineRow.text, lineRow.quantity, lineRow.unitPrice, lineRow.amount] as [any Widget], columns) {
+                widget.render(into: &screen, in: Rect(x: x, y: y, width: min(width, max(0, rect.maxX - x)), height: 1), context: form.context(for: widget))
+                x += width + 1
+            }
+            y += 1
+        }
+        y = max(y, rect.y + 4 + min(rows, max(1, lineRows.count)))
+        if lineRows.count > rows {
+            let shown = "lines \(firstVisibleLine + 1)-\(min(lineRows.count, firstVisibleLine + rows)) of \(lineRows.count)"
+            screen.put(shown, at: Position(x: rect.x, y: y), style: theme.placeholder, limit: rect.maxX)
+        }
+        if let (index, error) = lineRows.enumerated().lazy.compactMap({ index, row in row.error.map { (index, $0) } }).first {
+            screen.put("\(theme.errorPrefix)line \(index + 1) \(error)", at: Position(x: rect.x, y: y), style: theme.error, limit: rect.maxX)
+        }
+        y += 1
+        row([discount, tax, Label(""), subtotal, discountAmount, taxAmount, total])
+        if isPickingCustomer {
+            // The picker covers what is under the customer field.
+            let height = max(0, min(customerChoices.height, customerChoices.items.count, rect.maxY - rect.y - 1))
+            screen.fill(Rect(x: rect.x, y: rect.y + 1, width: rect.width, height: height), style: theme.listItem)
+            let pickerRect = Rect(x: rect.x + form.labelWidth + 1, y: rect.y + 1, width: max(0, min(40, rect.width - form.labelWidth - 1)), height: height)
+            customerChoices.render(into: &screen, in: pickerRect, context: RenderContext(isFocused: true, theme: theme))
+        }
+    }
+
     /// One row of the list: the number, the customer (cut to fit, by display width: a Chinese
     /// character takes two columns) and the total, right-aligned.
     ///
     /// ```swift
-    /// InvoiceApp.row(for: invoice)   // "#1   Ada Lovelace             2700.00"
+    /// InvoiceApp.row(for: invoice)   // "#1   Ada Lovelace             2759.40"
     /// ```
     public nonisolated static func row(for invoice: Invoice) -> String {
         let number = fit("#\(invoice.number)", width: 5)
-        let customer = fit(invoice.customer.isEmpty ? "(no customer)" : invoice.customer, width: 22)
-        let total = NumberText.fixed(invoice.total, places: 2)
+        let name = invoice.customerName
+        let customer = fit(name.isEmpty ? "(no customer)" : name, width: 22)
+        let total = "\(invoice.total)"
         let padding = String(repeating: " ", count: max(1, 12 - DisplayWidth.of(total)))
         return number + customer + padding + total
     }
@@ -276,6 +389,8 @@ public final class InvoiceApp {
     /// Makes `invoice` the one the fields edit.
     private func select(_ invoice: Invoice?) {
         guard invoice !== current.invoice else { return }
+        closePicker()
+        firstVisibleLine = 0
         current.invoice = invoice
         bindFields(to: invoice ?? blank)
         let needsDisplay = self.needsDisplay
@@ -284,10 +399,7 @@ public final class InvoiceApp {
     }
 
     private func bindFields(to invoice: Invoice) {
-        customer.bind(to: channel(invoice, \.customer))
         note.bind(to: channel(invoice, \.note))
-        quantity.bind(to: channel(invoice, \.quantity))
-        unitPrice.bind(to: channel(invoice, \.unitPrice))
         discount.bind(to: channel(invoice, \.discount))
         tax.bind(to: channel(invoice, \.tax))
     }
@@ -316,9 +428,20 @@ public final class InvoiceApp {
             status.setMessage("No invoice to delete.")
             return
         }
-        pendingDelete = invoice
-        let name = invoice.customer.isEmpty ? "" : " (\(invoice.customer))"
-        status.setMessage("Delete invoice #\(invoice.number)\(name)? y/n")
+        pendingDeletion = .invoice(invoice)
+        let name = invoice.customerName.isEmpty ? "" : " (\(invoice.customerName))"
+        status.setMessage("Delete invoice #\(invoice.number)\(name) and its lines? y/n")
+    }
+
+    private func answer(_ deletion: Deletion, confirmed: Bool) {
+        switch deletion {
+        case .invoice(let invoice):
+            if confirmed { delete(invoice) } else { status.setMessage("Kept invoice #\(invoice.number).") }
+        case .line(let line):
+            if confirmed { delete(line) } else { status.setMessage("Kept the line.") }
+        case .customer(let customer):
+            if confirmed { delete(customer) } else { status.setMessage("Kept \(customer.name).") }
+        }
     }
 
     private func delete(_ invoice: Invoice) {
@@ -339,8 +462,183 @@ public final class InvoiceApp {
         }
     }
 
+    // MARK: Lines
+
+    /// Shows `lines`, keeping the rows (and their edits) of the lines still there, and the
+    /// focus where it was when its line is still there.
+    private func showLines(_ lines: [InvoiceLine]) {
+        let focused = form.focusedWidget
+        let old = lineRows
+        lineRows = lines.map { line in old.first { $0.line === line } ?? InvoiceLineRow(line: line) }
+        let focusedLine = old.firstIndex { row in row.fields.contains { $0 === focused } }
+        form = Form([list, customer, note] + lineRows.flatMap(\.fields) + [discount, tax])
+        if let focused, form.widgets.contains(where: { $0 === focused }) {
+            form.focus(focused)
+        } else if let focusedLine {
+            // The focused line is gone: the focus goes to the line now at its place, or the note.
+            let rows = lineRows
+            if rows.isEmpty { form.focus(note) } else { form.focus(rows[min(focusedLine, rows.count - 1)].text) }
+        } else if let focused, focused === list || focused === customer {
+            form.focus(focused)
+        }
+        let needsDisplay = self.needsDisplay
+        let changes = CompoundDisposable()
+        for row in lineRows { changes.add(Tether.changes(of: row.line).subscribe(next: { _ in needsDisplay() })) }
+        lineChanges.inner = changes
+        needsDisplay()
+    }
+
+    private func addLine() {
+        guard let invoice = current.invoice else {
+            status.setMessage("No invoice to add a line to.")
+            return
+        }
+        let line = InvoiceKit.addLine(to: invoice)
+        if let row = lineRows.first(where: { $0.line === line }) { form.focus(row.text) }
+        status.setMessage("Added line \(invoice.lines.count).")
+    }
+
+    /// The line the focus is in, if any.
+    private var focusedLine: InvoiceLine? {
+        lineRows.first { row in row.fields.contains { form.isFocused($0) } }?.line
+    }
+
+    private func askToDeleteLine() {
+        guard let line = focusedLine, let index = lineRows.firstIndex(where: { $0.line === line }) else {
+            status.setMessage("Move to a line to delete it.")
+            return
+        }
+        pendingDeletion = .line(line)
+        let text = line.text.isEmpty ? "" : " (\(line.text))"
+        status.setMessage("Delete line \(index + 1)\(text)? y/n")
+    }
+
+    private func delete(_ line: InvoiceLine) {
+        do {
+            try deleteLine(line, from: store)
+            status.setMessage("Deleted the line.")
+        } catch {
+            report("Cannot delete the line: \(error)")
+        }
+    }
+
+    // MARK: Customers
+
+    private func showCustomers(_ customers: [Customer]) {
+        self.customers = customers
+        if isPickingCustomer { refreshChoices() }
+        needsDisplay()
+    }
+
+    /// The selected invoice's customer's name changed (another customer was chosen, the
+    /// customer was renamed, another invoice was selected): the field shows it, unless the user
+    /// is typing in it.
+    private func customerNameChanged(_ name: String) {
+        guard !isPickingCustomer else { return }
+        draft.text = name
+        customer.focusDidChange(form.isFocused(customer))
+    }
+
+    /// Opens the picker with the choices for the text typed, or with every customer and the
+    /// invoice's own highlighted.
+    private func openPicker(showingAll: Bool) {
+        isPickingCustomer = true
+        showsAllCustomers = showingAll
+        refreshChoices()
+        if showingAll, let own = current.invoice?.customer,
+           let index = customerChoices.items.firstIndex(where: { if case .customer(let c) = $0 { return c === own } else { return false } }) {
+            customerChoices.select(index)
+        }
+    }
+
+    private func refreshChoices() {
+        let choices = CustomerChoice.choices(for: showsAllCustomers ? "" : draft.text, among: customers)
+        // Keep the highlighted customer highlighted when the list changes under it.
+        let previous = customerChoices.selectedItem
+        customerChoices.setItems(choices)
+        if case .customer(let kept)? = previous,
+           let index = choices.firstIndex(where: { if case .customer(let c) = $0 { return c === kept } else { return false } }) {
+            customerChoices.select(index)
+        } else {
+            customerChoices.select(0)
+        }
+    }
+
+    private func closePicker() {
+        guard isPickingCustomer else { return }
+        isPickingCustomer = false
+        draft.text = current.invoice?.customerName ?? ""
+    }
+
+    private func handlePicking(_ key: Key) {
+        switch key {
+        case .up, .down, .pageUp, .pageDown:
+            _ = customerChoices.handle(key)
+        case .enter:
+            pick(customerChoices.selectedItem)
+        case .tab:
+            pick(customerChoices.selectedItem)
+            form.focusNext()
+        case .backTab:
+            pick(customerChoices.selectedItem)
+            form.focusPrevious()
+        case .escape:
+            closePicker()
+        case .control("d"):
+            if case .customer(let chosen)? = customerChoices.selectedItem {
+                pendingDeletion = .customer(chosen)
+                status.setMessage("Delete customer \(chosen.name)? y/n")
+            } else {
+                status.setMessage("Choose a customer to delete.")
+            }
+        default:
+            if customer.handle(key) == .handled {
+                showsAllCustomers = false
+                refreshChoices()
+            }
+        }
+    }
+
+    private func pick(_ choice: CustomerChoice?) {
+        guard let invoice = current.invoice, let choice else {
+            closePicker()
+            return
+        }
+        do {
+            switch choice {
+            case .customer(let chosen): invoice.customer = chosen
+            case .new(let name): invoice.customer = try InvoiceKit.customer(named: name, in: store)
+            case .none: invoice.customer = nil
+            }
+        } catch {
+            report("Cannot add the customer: \(error)")
+        }
+        closePicker()
+    }
+
+    private func delete(_ customer: Customer) {
+        let name = customer.name
+        do {
+            try deleteCustomer(customer, from: store)
+            status.setMessage("Deleted customer \(name).")
+        } catch .deleteDenied {
+            let numbers = customer.invoices.map { "#\($0.number)" }
+            report("Cannot delete \(name): invoice\(numbers.count == 1 ? "" : "s") \(numbers.joined(separator: ", ")) \(numbers.count == 1 ? "is" : "are") billed to them. Delete or change those first.")
+        } catch {
+            report("Cannot delete \(name): \(error)")
+        }
+        if isPickingCustomer { refreshChoices() }
+    }
+
     private func report(_ message: String) {
         status.setMessage(message)
         needsDisplay()
     }
+}
+
+/// The text of the customer field, a model of its own so that the field binds to it like any
+/// other: the selected invoice's customer's name, or what the user is typing to choose one.
+@Model
+final class CustomerDraft {
+    var text = ""
 }

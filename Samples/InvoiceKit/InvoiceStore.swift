@@ -1,8 +1,102 @@
+import Foundation
 import TetherSQLite
 
-// What the app asks of its store: the list of invoices as a signal, adding, deleting, and the
-// example invoices of a new database. Call them on the store's thread (the main thread in the
-// app), like the store itself.
+// What the app asks of its store: opening (and converting) the file, the lists of invoices and
+// customers as signals, adding and deleting. Call them on the store's thread (the main thread
+// in the app), like the store itself.
+
+/// Opens the invoice database at `path` (created if missing) and returns its store.
+///
+/// - A new file gets the tables of `schema/` (`003_invoice.sql`, `005_invoice_lines.sql`) and
+///   the example invoices.
+/// - A file written before invoices had lines (one quantity and unit price per invoice, the
+///   customer as text) is converted, in one transaction: each distinct customer name becomes a
+///   `Customer`, each invoice gets one line holding its quantity and unit price. The old
+///   columns stay in the table, untouched. Two copies opening the file at once convert it once.
+/// - A file that has an `Invoice` table of another shape is refused (`InvoiceFileError`), and
+///   left as it was.
+///
+/// ```swift
+/// let store = try openInvoiceStore(path: path)
+/// let invoices = invoiceList(store)
+/// ```
+public func openInvoiceStore(
+    path: String,
+    scheduler: any Scheduler = MainScheduler.shared,
+    busyTimeout: Duration = .seconds(5),
+    watchesExternalChanges: Bool = true
+) throws -> Store {
+    let migrator = try Migrator.builtIn()
+    let created = try prepareInvoiceFile(path: path, migrator: migrator, busyTimeout: busyTimeout)
+    let store = try Store(
+        path: path, scheduler: scheduler, migrator: migrator, busyTimeout: busyTimeout,
+        watchesExternalChanges: watchesExternalChanges)
+    if created {
+        let examples = exampleInvoices()
+        try store.insert(contentsOf: examples.compactMap(\.customer))
+        try store.insert(contentsOf: examples)
+    }
+    return store
+}
+
+/// Why an invoice file cannot be opened.
+public enum InvoiceFileError: Error, Equatable, CustomStringConvertible {
+    /// The file has an `Invoice` table that the invoice app did not make.
+    case foreignInvoiceTable(path: String, missing: [String])
+
+    public var description: String {
+        switch self {
+        case .foreignInvoiceTable(let path, let missing):
+            return "\(path) has an Invoice table that is not the invoice app's (it lacks \(missing.joined(separator: ", "))); it was left unchanged"
+        }
+    }
+}
+
+/// Brings the file at `path` to the current tables and says whether it created them (a new
+/// file, which gets the examples).
+///
+/// The migrations of `schema/` are applied by `migrator`, each in its own transaction. A file
+/// that the invoice app wrote before `schema/003_invoice.sql` was recorded as a migration (the
+/// store created the table from the model) has that migration recorded first, after checking
+/// that its table is the one the file describes; `005_invoice_lines.sql` then converts it.
+func prepareInvoiceFile(path: String, migrator: Migrator, busyTimeout: Duration) throws -> Bool {
+    let connection = try Connection(path: path, options: Connection.Options(busyTimeout: busyTimeout))
+    let firstVersion = try migration("003_invoice.sql", in: migrator)
+    /// Whether the file has an `Invoice` table that no record says `003_invoice.sql` made.
+    func unrecorded() throws -> Bool {
+        guard try connection.tableExists("Invoice") else { return false }
+        guard try connection.tableExists(Migrator.tableName) else { return true }
+        return try !migrator.appliedMigrations(in: connection).contains { $0.name == firstVersion.name }
+    }
+    func recordFirstVersion() throws {
+        let recorded = try connection.tableExists(Migrator.tableName)
+        var missing = ["number", "customer", "note", "quantity", "unitPrice", "discount", "tax"]
+        let columns = Set(try connection.columns(in: "Invoice").map(\.name))
+        missing.removeAll { columns.contains($0) }
+        if !recorded { missing.append("Tether's record of migrations") }
+        guard missing.isEmpty else { throw InvoiceFileError.foreignInvoiceTable(path: path, missing: missing) }
+        try connection.execute(
+            "INSERT INTO \(Migrator.tableName) (name, checksum, applied_at) VALUES (?, ?, ?)",
+            [.text(firstVersion.name), .text(firstVersion.checksum), .real(Date().timeIntervalSince1970)])
+    }
+    // Looked at without the write lock first: opening a current file writes nothing.
+    if try unrecorded() {
+        try connection.inTransaction(.immediate) {
+            guard try unrecorded() else { return }   // another copy recorded it meanwhile
+            try recordFirstVersion()
+        }
+    }
+    let applied = try migrator.migrate(connection)
+    return applied.contains { $0.name == firstVersion.name }
+}
+
+/// The migration named `name` of `migrator`.
+private func migration(_ name: String, in migrator: Migrator) throws(MigrationError) -> Migration {
+    guard let migration = migrator.migrations.first(where: { $0.name == name }) else {
+        throw MigrationError.unreadable(path: "schema/\(name)", reason: "the built-in migrations lack it")
+    }
+    return migration
+}
 
 /// The invoices of `store`, ordered by number, as live models: the current list when
 /// subscribed, then a new list after every committed change that affects it, made here or by
@@ -17,7 +111,17 @@ public func invoiceList(_ store: Store) -> Signal<[Invoice], StoreError> {
     store.observe(Invoice.self, orderBy: \.number)
 }
 
-/// Adds a blank invoice with the next free number (one more than the largest) and returns it.
+/// The customers of `store`, ordered by name, as live models (like `invoiceList`).
+///
+/// ```swift
+/// customerList(store).subscribe(next: { customers in picker.setItems(customers) })
+/// ```
+public func customerList(_ store: Store) -> Signal<[Customer], StoreError> {
+    store.observe(Customer.self, orderBy: \.name)
+}
+
+/// Adds an invoice with the next free number (one more than the largest) and one blank line,
+/// and returns it.
 ///
 /// Two copies of the app adding invoices at the same moment never keep the same number: the
 /// number is checked again under the database's write lock (`Store.update`), and the invoice
@@ -26,13 +130,14 @@ public func invoiceList(_ store: Store) -> Signal<[Invoice], StoreError> {
 ///
 /// ```swift
 /// let invoice = try addInvoice(to: store)
-/// invoice.customer = "Ada"                 // written through
+/// invoice.lines[0].text = "Paper"          // written through
 /// ```
 @discardableResult
 public func addInvoice(to store: Store) throws -> Invoice {
     let last = try store.fetch(Invoice.self, orderBy: \.number, descending: true).first?.number ?? 0
     let invoice = Invoice()
     invoice.number = try nextNumber(after: last)
+    invoice.lines = [InvoiceLine()]
     try store.insert(invoice)
     do {
         try store.update(invoice) { invoice, db in
@@ -68,7 +173,7 @@ public enum InvoiceNumberError: Error, Equatable, CustomStringConvertible {
     }
 }
 
-/// Deletes `invoice` from `store`.
+/// Deletes `invoice` and its lines from `store`.
 ///
 /// ```swift
 /// try deleteInvoice(invoice, from: store)
@@ -77,55 +182,91 @@ public func deleteInvoice(_ invoice: Invoice, from store: Store) throws(StoreErr
     try store.delete(invoice)
 }
 
-/// Fills a new database with a few example invoices (one for a Chinese customer), so that a
-/// first run shows something. "New" means that the database has no `Invoice` table yet: a
-/// database whose invoices were all deleted stays empty. Call it first, before anything else
-/// uses the store's invoices (the store creates the table on first use). Returns whether it
-/// added them.
+/// Adds a blank line at the end of `invoice` (written through with the next commit) and
+/// returns it.
 ///
 /// ```swift
-/// let store = try Store(path: path)
-/// try seedIfNew(store)
+/// let line = addLine(to: invoice)
+/// line.text = "Ink"
 /// ```
 @discardableResult
-public func seedIfNew(_ store: Store) throws(StoreError) -> Bool {
-    let exists: Bool
-    do {
-        exists = try store.database.sync { connection in try connection.tableExists("Invoice") }
-    } catch let error as SQLiteError {
-        throw .sqlite(error)
-    } catch {
-        throw .sqlite(SQLiteError(code: .error, message: "\(error)"))
-    }
-    guard !exists else { return false }
-    let examples = exampleInvoices()
-    try store.insert(contentsOf: examples)
-    return true
+public func addLine(to invoice: Invoice) -> InvoiceLine {
+    let line = InvoiceLine(position: (invoice.lines.map(\.position).max() ?? -1) + 1)
+    invoice.lines.append(line)
+    return line
 }
 
-/// The invoices `seedIfNew` adds, numbered from 1.
+/// Deletes `line` from its invoice and from `store`.
 ///
 /// ```swift
-/// exampleInvoices().map(\.customer)   // ["Ada Lovelace", "张伟 (Zhang Wei)", "Grace Hopper"]
+/// try deleteLine(invoice.lines[1], from: store)
+/// ```
+public func deleteLine(_ line: InvoiceLine, from store: Store) throws(StoreError) {
+    if line.persistentID == nil {
+        line.invoice?.lines.removeAll { $0 === line }
+    } else {
+        try store.delete(line)
+    }
+}
+
+/// The customer of `store` named `name` (exactly, ignoring case and the spaces around it), or
+/// a new one with that name, inserted. Nil for an empty name.
+///
+/// ```swift
+/// invoice.customer = try customer(named: "ada lovelace", in: store)   // Ada Lovelace
+/// ```
+public func customer(named name: String, in store: Store) throws -> Customer? {
+    let wanted = name.trimmingCharacters(in: .whitespaces)
+    guard !wanted.isEmpty else { return nil }
+    let folded = wanted.lowercased()
+    if let existing = try store.fetch(Customer.self, orderBy: \.name).first(where: {
+        $0.name.trimmingCharacters(in: .whitespaces).lowercased() == folded
+    }) {
+        return existing
+    }
+    let customer = Customer(name: wanted)
+    try store.insert(customer)
+    return customer
+}
+
+/// Deletes `customer` from `store`; a customer who has invoices is refused with
+/// `StoreError.deleteDenied`, which names them.
+///
+/// ```swift
+/// try deleteCustomer(ada, from: store)
+/// ```
+public func deleteCustomer(_ customer: Customer, from store: Store) throws(StoreError) {
+    try store.delete(customer)
+}
+
+/// The invoices a new database starts with, numbered from 1, each with its customer and
+/// lines (one for a Chinese customer).
+///
+/// ```swift
+/// exampleInvoices().map(\.customerName)   // ["Ada Lovelace", "张伟 (Zhang Wei)", "Grace Hopper"]
 /// ```
 public func exampleInvoices() -> [Invoice] {
     func invoice(
-        _ number: Int, _ customer: String, _ note: String,
-        quantity: Int, unitPrice: Double, discount: Double?, tax: Double
+        _ number: Int, _ customer: String, _ note: String, discount: Double?, tax: Double,
+        _ lines: [(String, Int, String)]
     ) -> Invoice {
         let invoice = Invoice()
         invoice.number = number
-        invoice.customer = customer
+        invoice.customer = Customer(name: customer)
         invoice.note = note
-        invoice.quantity = quantity
-        invoice.unitPrice = unitPrice
         invoice.discount = discount
         invoice.tax = tax
+        invoice.lines = lines.enumerated().map { position, line in
+            InvoiceLine(text: line.0, quantity: line.1, unitPrice: Money(line.2)!, position: position)
+        }
         return invoice
     }
     return [
-        invoice(1, "Ada Lovelace", "Analytical engine: punched cards", quantity: 2, unitPrice: 1250, discount: 10, tax: 20),
-        invoice(2, "张伟 (Zhang Wei)", "办公用品：打印纸 20 箱", quantity: 20, unitPrice: 32.5, discount: nil, tax: 13),
-        invoice(3, "Grace Hopper", "Compiler consulting, 3 days", quantity: 3, unitPrice: 800, discount: 5, tax: 0),
+        invoice(1, "Ada Lovelace", "Analytical engine", discount: 10, tax: 20,
+                [("Punched cards, box of 500", 2, "1250"), ("Brass gears", 12, "4.75")]),
+        invoice(2, "张伟 (Zhang Wei)", "办公用品", discount: nil, tax: 13,
+                [("打印纸 20 箱", 20, "32.5")]),
+        invoice(3, "Grace Hopper", "Compiler consulting", discount: 5, tax: 0,
+                [("Consulting, days", 3, "800"), ("Travel", 1, "212.40")]),
     ]
 }

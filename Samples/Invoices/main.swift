@@ -52,8 +52,7 @@ guard isatty(terminal.input) == 1 else {
 
 let store: Store
 do {
-    store = try Store(path: path)
-    try seedIfNew(store)
+    store = try openInvoiceStore(path: path)
 } catch {
     fail("cannot open \(path): \(error)", status: 1)
 }

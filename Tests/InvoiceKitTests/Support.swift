@@ -43,8 +43,9 @@ final class Harness {
 
     init(seed: Bool = true) throws {
         database = try TemporaryDatabase()
-        store = try Store(path: database.path, scheduler: TestScheduler())
-        if seed { try seedIfNew(store) }
+        store = seed
+            ? try openInvoiceStore(path: database.path, scheduler: TestScheduler())
+            : try Store(path: database.path, scheduler: TestScheduler(), migrator: Migrator.builtIn())
         let redraws = self.redraws
         app = InvoiceApp(store: store, invoices: invoiceList(store), title: "test.sqlite") { redraws.increment() }
     }

@@ -1,0 +1,69 @@
+import TetherSQLite
+import TetherTerminal
+
+/// The widgets of one invoice line in the form: its description, quantity and unit price,
+/// bound to the line through two-way channels, and its amount, a `ComputedField` observing the
+/// line's computed `amount`.
+///
+/// ```swift
+/// let row = InvoiceLineRow(line: invoice.lines[0])
+/// row.quantity.handle(.character("4"))      // the line's quantity, the amount and the total follow
+/// ```
+@MainActor
+public final class InvoiceLineRow {
+    /// The line shown.
+    public let line: InvoiceLine
+    /// What was sold.
+    public let text = TextField(nil, width: InvoiceLineRow.textWidth)
+    /// How many units.
+    public let quantity = NumberField<Int>.integer(nil, range: 0...1_000_000, width: InvoiceLineRow.quantityWidth)
+    /// The price of one unit.
+    public let unitPrice = NumberField<Money>(
+        nil, width: InvoiceLineRow.moneyWidth, parse: InvoiceLineRow.parseUnitPrice, format: \.plainText)
+    /// quantity × unit price.
+    public let amount: ComputedField<Money>
+
+    /// Columns of the description when the form is wide enough.
+    public nonisolated static let textWidth = 28
+    /// Columns of the quantity.
+    public nonisolated static let quantityWidth = 9
+    /// Columns of a unit price or an amount.
+    public nonisolated static let moneyWidth = 14
+
+    /// The row for `line`, bound to it.
+    public init(line: InvoiceLine) {
+        self.line = line
+        amount = ComputedField(nil, observe(line, \.amount), width: Self.moneyWidth, alignment: .trailing) { "\($0)" }
+        text.bind(to: channel(line, \.text))
+        quantity.bind(to: channel(line, \.quantity))
+        unitPrice.bind(to: channel(line, \.unitPrice))
+    }
+
+    /// The row's fields that take the focus, left to right.
+    public var fields: [any Widget] { [text, quantity, unitPrice] }
+
+    /// The message of the row's invalid field, or nil.
+    public var error: String? {
+        if let error = quantity.error { return "quantity: \(error)" }
+        if let error = unitPrice.error { return "unit price: \(error)" }
+        return nil
+    }
+
+    /// Parses a unit price: a decimal (`12.50`, `0.125`) from 0 to 1,000,000,000, of at most
+    /// 15 significant digits (what is stored exactly).
+    ///
+    /// ```swift
+    /// InvoiceLineRow.parseUnitPrice("12.5")   // .success(12.50)
+    /// InvoiceLineRow.parseUnitPrice("1e3")    // .failure("not a number")
+    /// ```
+    public nonisolated static func parseUnitPrice(_ text: String) -> Result<Money, InvalidInput> {
+        guard let money = Money(text) else { return .failure(InvalidInput("not a number")) }
+        guard money >= .zero, money <= Money(1_000_000_000) else {
+            return .failure(InvalidInput("must be between 0 and 1000000000"))
+        }
+        guard money.significantDigits <= Money.maximumStoredDigits else {
+            return .failure(InvalidInput("at most \(Money.maximumStoredDigits) digits"))
+        }
+        return .success(money)
+    }
+}
