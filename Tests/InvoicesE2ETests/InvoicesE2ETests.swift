@@ -21,9 +21,21 @@ struct InvoicesE2ETests {
             + String(repeating: " ", count: 22 - (columns ?? customer.count)) + String(repeating: " ", count: 12 - total.count) + total
     }
 
-    /// One row of the database, read by a separate connection.
+    /// A line of the invoice as shown: description (28 columns), quantity (9), unit price (14),
+    /// amount right-aligned in 14, a space between each.
+    private func lineRow(_ text: String, columns: Int? = nil, _ quantity: String, _ unitPrice: String, _ amount: String) -> String {
+        text + String(repeating: " ", count: 29 - (columns ?? text.count)) + quantity + String(repeating: " ", count: 10 - quantity.count)
+            + unitPrice + String(repeating: " ", count: 15 - unitPrice.count) + String(repeating: " ", count: 14 - amount.count) + amount
+    }
+
+    /// One row of the database, read by a separate connection: the invoice numbered `number`
+    /// joined with its customer (`name`) and its first line (`text`, `InvoiceLine.quantity`...).
     private func row(_ database: String, number: Int, _ columns: String) throws -> [SQLiteValue] {
-        try Connection(path: database).rows("SELECT \(columns) FROM Invoice WHERE number = ?", [.integer(Int64(number))]).first?.values ?? []
+        try Connection(path: database).rows("""
+            SELECT \(columns) FROM Invoice LEFT JOIN Customer ON Customer.id = customer_id
+            LEFT JOIN InvoiceLine ON InvoiceLine.id = (SELECT id FROM InvoiceLine WHERE invoice_id = Invoice.id ORDER BY position LIMIT 1)
+            WHERE number = ?
+            """, [.integer(Int64(number))]).first?.values ?? []
     }
 
     /// Reads the database every 50 ms until `expected` is there, for at most 10 s (the app
@@ -46,31 +58,33 @@ struct InvoicesE2ETests {
         defer { pane.close() }
         try pane.launch()
         try pane.waitFor("the first invoice", showing: [
-            amount("Total", "2700.00"), listRow(2, "张伟 (Zhang Wei)", columns: 16, "734.50"), InvoiceHelp.text,
+            amount("Total", "2761.56"), listRow(2, "张伟 (Zhang Wei)", columns: 16, "734.50"), InvoiceHelp.text,
+            lineRow("Punched cards, box of 500", "2", "1250", "2500.00"), lineRow("Brass gears", "12", "4.75", "57.00"),
         ])
 
-        try pane.keys("Tab", "Tab", "Tab", "BSpace")       // quantity: "2" -> ""
+        try pane.keys("Tab", "Tab", "Tab", "Tab", "BSpace")    // line 1's quantity: "2" -> ""
         try pane.type("5")
-        try pane.waitFor("the amounts for 5 units, in the form and the list", showing: [
-            amount("Subtotal", "6250.00"), amount("Total", "6750.00"), listRow(1, "Ada Lovelace", "6750.00"),
+        try pane.waitFor("the amounts for 5 units, in the line, the form and the list", showing: [
+            lineRow("Punched cards, box of 500", "5", "1250", "6250.00"),
+            amount("Subtotal", "6307.00"), amount("Total", "6811.56"), listRow(1, "Ada Lovelace", "6811.56"),
         ])
 
-        try pane.keys("Tab", "C-u")                         // unit price: cleared
+        try pane.keys("Tab", "C-u")                             // unit price: cleared
         try pane.type("2.5")
         try pane.waitFor("the amounts for 5 x 2.5", showing: [
-            amount("Subtotal", "12.50"), amount("Discount", "1.25"), amount("Tax", "2.25"), amount("Total", "13.50"),
+            amount("Subtotal", "69.50"), amount("Discount", "6.95"), amount("Tax", "12.51"), amount("Total", "75.06"),
         ])
 
         // Esc reverts the field being edited, on screen and in the model.
-        try pane.keys("BTab", "BTab", "BTab")               // customer
+        try pane.keys("BTab", "BTab", "BTab")                   // the note
         try pane.type(" 和 Co")
-        try pane.waitFor("the new customer in the list") { $0.contains(listRow(1, "Ada Lovelace 和 Co", columns: 18, "13.50")) }
+        try pane.waitFor("the edited note", showing: ["Note       Analytical engine 和 Co"])
         try pane.keys("Escape")
-        try pane.waitFor("the customer reverted") { $0.contains(listRow(1, "Ada Lovelace", "13.50")) }
+        try pane.waitFor("the note reverted") { $0.contains("Note       Analytical engine") && !$0.contains("和 Co") }
 
         try pane.keys("C-c")
         try pane.waitForPrompt()
-        #expect(try row(pane.database, number: 1, "customer, quantity, unitPrice") == ["Ada Lovelace", 5, 2.5])
+        #expect(try row(pane.database, number: 1, "note, InvoiceLine.quantity, InvoiceLine.unitPrice") == ["Analytical engine", 5, 2.5])
     }
 
     @Test func quitWithQOrCtrlCThenRelaunchAndEverythingIsThere() throws {
@@ -79,12 +93,15 @@ struct InvoicesE2ETests {
         try pane.launch()
         try pane.keys("C-n")
         try pane.waitFor("a new invoice") { $0.contains("Invoice #4") }
-        try pane.type("李四 & Co")
-        try pane.keys("Tab")
+        try pane.type("李四 & Co")                               // the customer picker opens
+        try pane.waitFor("the picker's offer", showing: ["New customer \"李四 & Co\""])
+        try pane.keys("Enter", "Tab")                           // a new customer; the note
         try pane.type("E2E 备注")
+        try pane.keys("Tab")                                    // the blank line's description
+        try pane.type("Tea")
         try pane.keys("Tab", "BSpace")
         try pane.type("3")
-        try pane.keys("Tab", "C-u")
+        try pane.keys("Tab", "BSpace")
         try pane.type("7.5")
         try pane.keys("Tab")
         try pane.type("10")
@@ -92,7 +109,7 @@ struct InvoicesE2ETests {
         try pane.type("20")
         try pane.waitFor("the new invoice's total") { $0.contains(amount("Total", "24.30")) }
         // q quits from the list (in a field it would be text).
-        try pane.keys("BTab", "BTab", "BTab", "BTab", "BTab", "BTab")
+        for _ in 0..<7 { try pane.keys("BTab") }
         try pane.type("q")
         try pane.waitForPrompt()
         // Quitting closed the store: the database is one file, with no -wal or -shm beside it.
@@ -103,11 +120,11 @@ struct InvoicesE2ETests {
         try pane.waitFor("the saved invoice in the list", showing: [listRow(4, "李四 & Co", columns: 9, "24.30")])
         try pane.keys("End")
         try pane.waitFor("the saved invoice in the form", showing: [
-            "Invoice #4", "Customer   李四 & Co", "Note       E2E 备注", "Quantity   3", "Unit price 7.5", "Discount % 10",
+            "Invoice #4", "Customer   李四 & Co", "Note       E2E 备注", lineRow("Tea", "3", "7.5", "22.50"), "Discount % 10",
             "Tax %      20", amount("Subtotal", "22.50"), amount("Total", "24.30"),
         ])
         // An edit, then Ctrl-C.
-        try pane.keys("Enter", "Tab", "Tab", "BSpace")      // the form, quantity
+        try pane.keys("Enter", "Tab", "Tab", "Tab", "BSpace")   // the form, the line's quantity
         try pane.type("4")
         try pane.waitFor("the new total") { $0.contains(amount("Total", "32.40")) }
         try pane.keys("C-c")
@@ -115,37 +132,38 @@ struct InvoicesE2ETests {
 
         try pane.launch()
         try pane.keys("End")
-        try pane.waitFor("the edit made before Ctrl-C", showing: ["Invoice #4", "Quantity   4", amount("Total", "32.40")])
+        try pane.waitFor("the edit made before Ctrl-C", showing: ["Invoice #4", lineRow("Tea", "4", "7.5", "30.00"), amount("Total", "32.40")])
         try pane.keys("C-c")
         try pane.waitForPrompt()
-        #expect(try row(pane.database, number: 4, "customer, note, quantity, unitPrice, discount, tax") == ["李四 & Co", "E2E 备注", 4, 7.5, 10.0, 20.0])
+        #expect(try row(pane.database, number: 4, "name, note, text, InvoiceLine.quantity, InvoiceLine.unitPrice, discount, tax")
+            == ["李四 & Co", "E2E 备注", "Tea", 4, 7.5, 10.0, 20.0])
     }
 
     @Test func lettersInANumberFieldShowTheErrorAndDoNotReachTheDatabase() throws {
         let pane = try TmuxPane()
         defer { pane.close() }
         try pane.launch()
-        try pane.keys("Tab", "Tab", "Tab")                  // quantity: "2"
+        try pane.keys("Tab", "Tab", "Tab", "Tab")               // line 1's quantity: "2"
         try pane.type("4")
-        try pane.waitFor("the total for 24 units") { $0.contains(amount("Total", "32400.00")) }
-        try waitForRow(pane.database, number: 1, "quantity", [24])
+        try pane.waitFor("the total for 24 units") { $0.contains(amount("Total", "32461.56")) }
+        try waitForRow(pane.database, number: 1, "InvoiceLine.quantity", [24])
 
         try pane.type("x")
-        // The error beside the field; the total still from the last valid quantity.
-        try pane.waitFor("the inline error", showing: ["Quantity   24x            ! not a whole number", amount("Total", "32400.00")])
+        // The error under the lines; the total still from the last valid quantity.
+        try pane.waitFor("the error", showing: ["! line 1 quantity: not a whole number", amount("Total", "32461.56")])
 
         // A later, valid edit of another field is committed after the letters were typed: once
         // it is in the database, the quantity could have been written too. It was not.
-        try pane.keys("Tab", "C-u")                         // unit price
+        try pane.keys("Tab", "C-u")                             // unit price
         try pane.type("1000")
         // The typed text is kept (with its error) after leaving the field.
-        try pane.waitFor("the new price's total", showing: [amount("Total", "25920.00"), "Quantity   24x            ! not a whole number"])
-        try waitForRow(pane.database, number: 1, "unitPrice", [1000.0])
-        #expect(try row(pane.database, number: 1, "quantity") == [24])
+        try pane.waitFor("the new price's total", showing: [amount("Total", "25981.56"), "! line 1 quantity: not a whole number"])
+        try waitForRow(pane.database, number: 1, "InvoiceLine.unitPrice", [1000.0])
+        #expect(try row(pane.database, number: 1, "InvoiceLine.quantity") == [24])
 
         try pane.keys("C-c")
         try pane.waitForPrompt()
-        #expect(try row(pane.database, number: 1, "quantity, unitPrice") == [24, 1000.0])
+        #expect(try row(pane.database, number: 1, "InvoiceLine.quantity, InvoiceLine.unitPrice") == [24, 1000.0])
     }
 
     @Test func afterSIGTERMTheTerminalIsRestored() throws {
@@ -181,28 +199,44 @@ struct InvoicesE2ETests {
         try second.launch()
 
         // A number typed in the first copy: the second shows it, and its computed fields follow.
-        try first.keys("Tab", "Tab", "Tab", "BSpace")          // quantity: "2" -> ""
+        try first.keys("Tab", "Tab", "Tab", "Tab", "BSpace")    // line 1's quantity: "2" -> ""
         try first.type("7")
         try second.waitFor("the first copy's quantity", showing: [
-            "Quantity   7", amount("Total", "9450.00"), listRow(1, "Ada Lovelace", "9450.00"),
+            lineRow("Punched cards, box of 500", "7", "1250", "8750.00"), amount("Total", "9511.56"), listRow(1, "Ada Lovelace", "9511.56"),
         ])
-        // Text (Chinese) typed in the second copy reaches the first.
-        try second.keys("Tab", "C-u")                           // customer, cleared
+        // A line added in the second copy, with Chinese text, shows in the first, totals and all.
+        try second.keys("C-l")
+        try second.type("墨水")
+        try second.keys("Tab", "Tab", "BSpace")
+        try second.type("10")
+        try first.waitFor("the second copy's line", showing: [
+            lineRow("墨水", columns: 4, "1", "10", "10.00"), amount("Subtotal", "8817.00"), amount("Total", "9522.36"),
+        ])
+        // A customer chosen in the second copy reaches the first.
+        for _ in 0..<10 { try second.keys("BTab") }            // from line 3's unit price to the customer
         try second.type("王五")
-        try first.waitFor("the second copy's customer", showing: ["Customer   王五", listRow(1, "王五", columns: 4, "9450.00")])
+        try second.keys("Enter")
+        try first.waitFor("the second copy's customer", showing: ["Customer   王五", listRow(1, "王五", columns: 4, "9522.36")])
+        // Deleting a customer who has an invoice is refused, with the invoice named.
+        try first.keys("BTab", "BTab", "BTab", "Enter", "C-d")  // from line 1's quantity to the customer
+        try first.waitFor("the question", showing: ["Delete customer 王五? y/n"])
+        try first.type("y")
+        try first.waitFor("the refusal", showing: ["Cannot delete 王五: invoice #1 is billed to them."])
+        try first.keys("Escape")
         // An invoice added in one copy appears in the other's list; deleted, it goes.
         try first.keys("C-n")
         try second.waitFor("the new invoice", showing: [listRow(4, "(no customer)", "0.00")])
         try first.keys("C-d")
         try first.type("y")
-        try second.waitFor("the invoice gone") { !$0.contains("#4   ") && $0.contains(listRow(3, "Grace Hopper", "2280.00")) }
+        try second.waitFor("the invoice gone") { !$0.contains("#4   ") && $0.contains(listRow(3, "Grace Hopper", "2481.78")) }
 
         try first.keys("C-c")
         try second.keys("C-c")
         try first.waitForPrompt()
         try second.waitForPrompt()
-        #expect(try row(first.database, number: 1, "customer, quantity") == ["王五", 7])
+        #expect(try row(first.database, number: 1, "name, InvoiceLine.quantity") == ["王五", 7])
         #expect(try Connection(path: first.database).rows("SELECT number FROM Invoice ORDER BY number").map(\.values) == [[1], [2], [3]])
+        #expect(try Connection(path: first.database).rows("SELECT text, unitPrice FROM InvoiceLine WHERE text = '墨水'").map(\.values) == [["墨水", 10.0]])
     }
 
     /// `stty -a` for another terminal.
@@ -213,5 +247,5 @@ struct InvoicesE2ETests {
 
 /// The help line the app shows (InvoiceApp.help; the E2E tests do not link InvoiceKit).
 enum InvoiceHelp {
-    static let text = "Tab/Shift-Tab/↑↓ move · Enter confirm · Esc revert · Ctrl-N new · Ctrl-D delete · Ctrl-C or q (in list) quit"
+    static let text = "Tab/↑↓ move · Enter confirm · Esc revert · ^L add line · ^K delete line · ^N new invoice · ^D delete · ^C quit"
 }

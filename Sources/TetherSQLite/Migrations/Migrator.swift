@@ -93,7 +93,8 @@ public struct Migrator: Sendable {
     ///
     /// ```swift
     /// try Migrator.builtIn().migrations.map(\.name)
-    /// // ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql", "004_tether_change_ranges.sql"]
+    /// // ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql", "004_tether_change_ranges.sql",
+    /// //  "005_invoice_lines.sql"]
     /// ```
     public static func builtIn() throws(MigrationError) -> Migrator {
         var migrations: [Migration] = []
@@ -103,7 +104,7 @@ public struct Migrator: Sendable {
 
     /// Tether's own migrations of `schema/` (the files whose names contain `_tether_`: the
     /// migrations record and the change log), which a `Store` applies by default. Their numbers
-    /// skip the sample's (`003_invoice.sql`), so this migrator allows gaps.
+    /// skip the sample's (`003_invoice.sql`, `005_invoice_lines.sql`), so this migrator allows gaps.
     static func tetherOwn() throws(MigrationError) -> Migrator {
         Migrator(allowingGaps: try builtIn().migrations.filter { $0.name.contains("_tether_") })
     }
