@@ -227,7 +227,7 @@ struct InvoiceStoreTests {
         try other.flush()
         try store.refresh()
         #expect(invoice.lines.map(\.text) == ["打印纸 20 箱", "墨盒"])
-        #expect(totals.withLock { $0 }.last == "389.85")
+        #expect(totals.withLock { $0 } == ["734.50", "389.85"])
         #expect(invoice.total == Money("389.85")!)
         subscription.dispose()
     }

@@ -333,6 +333,39 @@ struct ToManyRelationshipTests {
         #expect(totals.values == [3, 7, 5, 0], "no total from half of the transaction: \(totals.values)")
     }
 
+    /// A child inserted by another process and changed by its next transaction, both seen
+    /// before the store applies either: the child joins the collection with the values of the
+    /// first transaction, so the total shows each transaction whole (the child's row, read again
+    /// to make its model, already holds the second one's values).
+    @Test func aNewChildJoinsWithTheValuesOfItsOwnTransaction() throws {
+        let fixture = try StoreFixture(watches: true)
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1, 2]))
+        try store.flush()
+        let (totals, _) = record(observe(a, \.total))
+        let aID = a.persistentID!, first = a.entries[0].persistentID!
+
+        func run(_ statements: String...) throws {
+            let child = try Child(["sql", fixture.path] + statements)
+            _ = child.readLines { $0.contains("done") }
+            child.process.waitUntilExit()
+            #expect(child.process.terminationStatus == 0)
+        }
+        /// Waits (at most 10 s) until the watcher has handed `count` looks to the store.
+        func waitForLooks(_ count: Int) {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while fixture.scheduler.pendingCount < count, ContinuousClock.now < deadline { usleep(2_000) }
+        }
+        try run("INSERT INTO Entry (sheet_id, position, amount, label) VALUES (\(aID), 15, 4, 'a3')")
+        waitForLooks(1)
+        try run("BEGIN; UPDATE Entry SET amount = 40 WHERE label = 'a3'; UPDATE Entry SET amount = 100 WHERE id = \(first); COMMIT")
+        waitForLooks(2)
+        #expect(fixture.scheduler.pendingCount == 2, "two looks, one per transaction")
+        #expect(pump(fixture.scheduler) { a.total == 142 })
+        #expect(labels(a) == ["a1", "a3", "a2"])
+        #expect(totals.values == [3, 7, 142], "each transaction whole: \(totals.values)")
+    }
+
     /// Another process is held to the deny rule too (the trigger refuses its delete).
     @Test func anotherProcessIsRefusedADeniedDelete() throws {
         let fixture = try StoreFixture()

@@ -267,7 +267,7 @@ extension Store {
                 for update in updates { placeEverywhere(update.model, update.table) }
             }
             for deletion in deletions { markDeleted(deletion.model, key: deletion.key, table: deletion.table) }
-            loadNewChildren(children)
+            loadNewChildren(children, of: set, inFlight: inFlight)
         }
     }
 
@@ -275,7 +275,7 @@ extension Store {
     /// local change not yet committed (pending or in flight): the local change wins, and is
     /// written after (see Sources/TetherSQLite/TetherSQLite.docc/Persistence.md, "Conflicts").
     /// The sets are not written back.
-    private func reloadRow(_ model: any Model, table: _Table, values: [SQLiteValue], inFlight: [ObjectIdentifier: Set<Int>]) {
+    func reloadRow(_ model: any Model, table: _Table, values: [SQLiteValue], inFlight: [ObjectIdentifier: Set<Int>]) {
         let object = ObjectIdentifier(model)
         let dirty = state.dirty[object]?.columns
         let committing = inFlight[object]

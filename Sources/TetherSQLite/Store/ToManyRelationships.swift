@@ -175,14 +175,28 @@ extension Store {
         return found
     }
 
-    /// Loads `ids` of each child table (see `newChildren(in:)`): each joins its parent's collection.
-    func loadNewChildren(_ children: [String: [Int64]]) {
+    /// Loads `ids` of each child table (see `newChildren(in:)`): each joins its parent's
+    /// collection, with the values `set` read. The row is read again to make its model, and may
+    /// hold a later state by then (a change committed after the look, which a later look
+    /// brings): the model is given the look's values, so that it agrees with the rest of the
+    /// look (a total over the collection never mixes two states), and the later look applies.
+    func loadNewChildren(_ children: [String: [Int64]], of set: _ChangeSet, inFlight: [ObjectIdentifier: Set<Int>]) {
         for (table, ids) in children {
-            guard let type = state.toManyByChild[table]?.first?.childType else { continue }
+            guard let type = state.toManyByChild[table]?.first?.childType,
+                  let childTable = state.tablesByName[table] else { continue }
+            let loaded: [Int64: AnyObject]
             do {
-                _ = try liveModels(type, ids: ids)
+                loaded = try liveModels(type, ids: ids)
             } catch {
                 errorSubject.sendNext(error)
+                continue
+            }
+            for (id, child) in loaded {
+                let key = _RowKey(table: table, id: id)
+                guard let values = set.rows[key], let model = child as? any Model else { continue }
+                state.rowStamps[key] = nil
+                reloadRow(model, table: childTable, values: values, inFlight: inFlight)
+                placeEverywhere(model, childTable)
             }
         }
     }
