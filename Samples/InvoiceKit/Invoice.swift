@@ -1,3 +1,4 @@
+import Foundation
 import TetherSQLite
 
 /// One invoice: its number, who it is for, a note, its lines, a discount and a tax rate, and
@@ -96,7 +97,18 @@ public final class InvoiceLine {
     }
 }
 
-extension InvoiceLine: PersistentModel {}
+extension InvoiceLine: Validating {
+    /// A line with a price says what was sold: until it does, its changes are kept back (not
+    /// written), and the form shows the rule beside the line. A blank line (price 0) is valid.
+    ///
+    /// ```swift
+    /// let line = InvoiceLine(unitPrice: 12)
+    /// line.brokenRules.map(\.description)   // ["text: describe what was sold"]
+    /// ```
+    public func validate(_ rules: inout ValidationRules<InvoiceLine>) {
+        rules.check(\.text, "describe what was sold", unitPrice == .zero || !text.trimmingCharacters(in: .whitespaces).isEmpty)
+    }
+}
 
 /// Someone invoices are for.
 ///

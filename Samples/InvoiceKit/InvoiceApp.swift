@@ -148,7 +148,7 @@ public final class InvoiceApp {
         })
         subscriptions.add(observe(current, \.invoice?.total).subscribe(next: { _ in needsDisplay() }))
         subscriptions.add(store.errors.subscribe(with: current) { [weak self] _, error in
-            self?.report("Not saved: \(error)")
+            self?.storeFailed(error)
         })
     }
 
@@ -236,7 +236,8 @@ public final class InvoiceApp {
     // MARK: Rendering
 
     /// Draws the app on a screen of `size`: the title row, the list, the selected invoice's
-    /// fields and lines, and the status line at the bottom. Pure: it only reads the state.
+    /// fields and lines, and the status line at the bottom. It reads the state, and changes
+    /// only the scroll positions of the list and the lines (to keep the selection in view).
     ///
     /// ```swift
     /// let screen = app.render(Size(width: 120, height: 40))
@@ -628,6 +629,18 @@ public final class InvoiceApp {
             report("Cannot delete \(name): \(error)")
         }
         if isPickingCustomer { refreshChoices() }
+    }
+
+    /// A write the store could not make: a line of the selected invoice that breaks its rules
+    /// is shown beside the lines already (`InvoiceLineRow.error`); anything else on the
+    /// status line.
+    private func storeFailed(_ error: StoreError) {
+        if case .invalid(let invalid) = error, invalid.model == "InvoiceLine",
+           lineRows.contains(where: { $0.line.persistentID == invalid.id && $0.error != nil }) {
+            needsDisplay()
+            return
+        }
+        report("Not saved: \(error)")
     }
 
     private func report(_ message: String) {

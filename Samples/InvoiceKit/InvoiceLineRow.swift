@@ -42,10 +42,25 @@ public final class InvoiceLineRow {
     /// The row's fields that take the focus, left to right.
     public var fields: [any Widget] { [text, quantity, unitPrice] }
 
-    /// The message of the row's invalid field, or nil.
+    /// What is wrong with the row, or nil: text in a number field that is not a valid number
+    /// (the line keeps its last valid value), else the first rule the line breaks (its changes
+    /// are kept back until it holds), named by its field.
+    ///
+    /// ```swift
+    /// row.unitPrice.handle(.character("5"))   // a price on a line without a description
+    /// row.error                               // "description: describe what was sold"
+    /// ```
     public var error: String? {
         if let error = quantity.error { return "quantity: \(error)" }
         if let error = unitPrice.error { return "unit price: \(error)" }
+        if let broken = line.brokenRules.first {
+            let field = switch broken.property {
+            case "text": "description"
+            case "unitPrice": "unit price"
+            default: broken.property ?? "line"
+            }
+            return "\(field): \(broken.rule)"
+        }
         return nil
     }
 

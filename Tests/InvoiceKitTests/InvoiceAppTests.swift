@@ -372,6 +372,30 @@ struct InvoiceAppTests {
         #expect(h.app.status.currentMessage == "Move to a line to delete it.")
     }
 
+    @Test func aPriceWithoutADescriptionIsShownBesideTheLineAndKeptBack() throws {
+        let h = try Harness()
+        let invoice = try #require(h.app.current.invoice)
+        h.press(.control("l"), .tab, .tab, .backspace)     // the new line's unit price
+        h.type("12")
+        let line = invoice.lines[2]
+        #expect(line.unitPrice == Money(12), "the model has what was typed")
+        #expect(h.app.lineRows[2].error == "description: describe what was sold")
+        #expect(h.lines()[11].dropFirst(44) == "! line 3 description: describe what was sold")
+        #expect(h.app.subtotal.text == "2569.00", "the amounts count it")
+        h.scheduler.advance()                               // the end of the turn: reported, not written
+        #expect(h.app.status.currentMessage == nil, "said beside the line, not again on the status line")
+        #expect(throws: StoreError.self) { try h.store.flush() }
+        let id = try #require(line.persistentID)
+        #expect(try h.database.rows("SELECT text, unitPrice FROM InvoiceLine WHERE id = \(id)") == [["", 0.0]], "kept back")
+        // Described: valid, written, and the message goes.
+        h.press(.backTab, .backTab)
+        h.type("Paper")
+        #expect(h.app.lineRows[2].error == nil)
+        try h.store.flush()
+        #expect(try h.database.rows("SELECT text, unitPrice FROM InvoiceLine WHERE id = \(id)") == [["Paper", 12.0]])
+        #expect(h.lines()[11].dropFirst(44) == "")
+    }
+
     @Test func theLastLineDeletedLeavesAnInvoiceWithoutLines() throws {
         let h = try Harness()
         h.press(.down)                              // #2: one line

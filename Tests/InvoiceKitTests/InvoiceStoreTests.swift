@@ -78,6 +78,11 @@ struct InvoiceStoreTests {
             SELECT count(*) FROM Invoice JOIN InvoiceLine ON invoice_id = Invoice.id
             WHERE InvoiceLine.quantity = Invoice.quantity AND InvoiceLine.unitPrice = Invoice.unitPrice
             """) == [[7]])
+        #expect(invoices.map { $0.lines[0].text } == before.map { row in
+            guard case .text(let note) = row[3] else { return "?" }
+            return note
+        }, "described by the note, where the single-line form said what was sold")
+        #expect(invoices.allSatisfy { $0.lines[0].brokenRules.isEmpty })
         #expect(invoices.map { $0.lines[0].unitPrice.plainText } == ["1250", "32.5", "800", "0.125", "1.005", "2.675", "1000000000"])
         #expect(invoices.map { "\($0.total)" } == [
             "2700.00", "734.50", "2280.00", "0.06", "3.02", "3.19", "938437500000000.00",

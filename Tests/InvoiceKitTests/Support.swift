@@ -33,19 +33,22 @@ final class Counter: Sendable {
 }
 
 /// An app on a fresh database with the example invoices, whose store commits only at
-/// `flush()` (its scheduler is never advanced), so a test controls when changes are written.
+/// `flush()` or when the test advances its scheduler, so a test controls when changes are
+/// written.
 @MainActor
 final class Harness {
     let database: TemporaryDatabase
     let store: Store
+    /// The store's scheduler: advancing it ends the turn (the store commits, and reports).
+    let scheduler = TestScheduler()
     let app: InvoiceApp
     let redraws = Counter()
 
     init(seed: Bool = true) throws {
         database = try TemporaryDatabase()
         store = seed
-            ? try openInvoiceStore(path: database.path, scheduler: TestScheduler())
-            : try Store(path: database.path, scheduler: TestScheduler(), migrator: Migrator.builtIn())
+            ? try openInvoiceStore(path: database.path, scheduler: scheduler)
+            : try Store(path: database.path, scheduler: scheduler, migrator: Migrator.builtIn())
         let redraws = self.redraws
         app = InvoiceApp(store: store, invoices: invoiceList(store), title: "test.sqlite") { redraws.increment() }
     }

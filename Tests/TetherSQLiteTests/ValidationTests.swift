@@ -76,6 +76,19 @@ struct ValidationTests {
         try store.close()
     }
 
+    @Test func brokenRulesSayWhatIsWrongBeforeAnyWrite() {
+        // What a form shows beside its fields as the user types: the same rules the store checks.
+        let drill = gadget("drill", stock: 5)
+        #expect(drill.brokenRules.isEmpty)
+        drill.stock = 5000
+        drill.name = ""
+        #expect(drill.brokenRules == [.init(property: "name", rule: "not empty"), .init(property: "stock", rule: "at most 1000")])
+        #expect(drill.brokenRules.map(\.description) == ["name: not empty", "stock: at most 1000"])
+        drill.name = "drill"
+        drill.stock = 1000
+        #expect(drill.brokenRules.isEmpty)
+    }
+
     @Test func anInvalidModelIsNotInserted() throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)

@@ -160,9 +160,11 @@ INSERT INTO Customer (name)
     SELECT customer FROM Invoice WHERE customer <> '' GROUP BY customer ORDER BY min(id);
 UPDATE Invoice SET customer_id = (SELECT Customer.id FROM Customer WHERE Customer.name = Invoice.customer)
     WHERE customer <> '';
--- Each invoice gets one line with its quantity and unit price (a REAL, copied bit for bit).
+-- Each invoice gets one line with its quantity and unit price (a REAL, copied bit for bit),
+-- described by the invoice's note (where the single-line form said what was sold; the note
+-- stays too).
 INSERT INTO InvoiceLine (invoice_id, position, text, quantity, unitPrice)
-    SELECT id, 0, '', quantity, unitPrice FROM Invoice ORDER BY id;
+    SELECT id, 0, note, quantity, unitPrice FROM Invoice ORDER BY id;
 -- The columns customer, quantity and unitPrice stay, with their values: the model no longer
 -- reads them.
 

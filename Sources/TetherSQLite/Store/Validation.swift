@@ -143,6 +143,16 @@ extension Store {
 }
 
 extension Validating {
+    /// The rules the model breaks now, in the order it checks them (empty when it is valid):
+    /// what the store reports, and why it does not write the model's changes. A form can show
+    /// them beside their fields as the user types, before any write.
+    ///
+    /// ```swift
+    /// line.unitPrice = 12
+    /// line.brokenRules.map(\.description)   // ["text: describe what was sold"]
+    /// ```
+    public var brokenRules: [ValidationError.Failure] { _failures() }
+
     /// The rules this model breaks now.
     func _failures() -> [ValidationError.Failure] {
         var rules = ValidationRules<Self>()
