@@ -366,6 +366,72 @@ struct ToManyRelationshipTests {
         #expect(totals.values == [3, 7, 142], "each transaction whole: \(totals.values)")
     }
 
+    /// A child moved to a parent that another process deleted before the move was written: the
+    /// database refuses the move (the parent is gone), so the move is dropped, said on `errors`
+    /// (`StoreError.deleted` naming the parent), and the child is back where its row is; nothing
+    /// stays pending forever, and the model and its row agree. The same when the deletion
+    /// arrives while the move waits (a commit that failed for another reason).
+    @Test func aMoveToAParentDeletedElsewhereIsDroppedAndSaid() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1]))
+        let b = try store.insert(sheet("b", []))
+        try store.flush()
+        let (errors, _) = record(store.errors)
+        let entry = a.entries[0]
+        let bID = try #require(b.persistentID)
+        // Another program deletes b (it has no entries: nothing cascades)...
+        try fixture.another().execute("DELETE FROM Sheet WHERE id = \(bID)")
+        // ...and before this store has looked, the entry moves to b.
+        b.entries.append(entry)
+        #expect(entry.sheet === b && labels(a).isEmpty)
+        try store.flush()                                          // refused by the database: dropped
+        #expect(errors.values == [.deleted(model: "Sheet", id: bID)])
+        #expect(entry.sheet === a, "back where its row is")
+        #expect(labels(a) == ["a1"] && b.entries.isEmpty)
+        #expect(store.pendingRowCount == 0)
+        try store.refresh()                                        // the deletion arrives
+        #expect(b.persistentID == nil)
+        #expect(try fixture.another().rows("SELECT sheet_id FROM Entry").map(\.values) == [[.integer(a.persistentID!)]])
+        // The same when the deletion is known first: the move is refused at once.
+        let c = try store.insert(sheet("c", []))
+        try store.flush()
+        let cID = try #require(c.persistentID)
+        try fixture.another().execute("DELETE FROM Sheet WHERE id = \(cID)")
+        try store.refresh()
+        c.entries.append(entry)
+        try store.flush()
+        #expect(entry.sheet === a && labels(a) == ["a1"])
+        #expect(store.pendingRowCount == 0)
+    }
+
+    /// The move waits (the database was locked) when the deletion of its parent arrives: the
+    /// move is dropped then, said, and the child is back where its row is.
+    @Test func aMoveWaitingWhenItsParentIsDeletedElsewhereIsDropped() throws {
+        let fixture = try StoreFixture(busyTimeout: .milliseconds(20))
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1]))
+        let b = try store.insert(sheet("b", []))
+        try store.flush()
+        let (errors, _) = record(store.errors)
+        let entry = a.entries[0]
+        let bID = try #require(b.persistentID)
+        let other = try fixture.another()
+        try other.execute("BEGIN IMMEDIATE; DELETE FROM Sheet WHERE id = \(bID)")
+        b.entries.append(entry)
+        let busy = #expect(throws: StoreError.self) { try store.flush() }
+        #expect(busy?.sqliteError?.isBusy == true)
+        #expect(store.pendingRowCount == 1, "waiting")
+        try other.execute("COMMIT")
+        try store.refresh()
+        #expect(b.persistentID == nil)
+        #expect(entry.sheet === a && labels(a) == ["a1"])
+        #expect(store.pendingRowCount == 0)
+        #expect(errors.values.contains(.deleted(model: "Sheet", id: bID)), "\(errors.values)")
+        try store.flush()
+        #expect(try fixture.another().rows("SELECT sheet_id FROM Entry").map(\.values) == [[.integer(a.persistentID!)]])
+    }
+
     /// Another process is held to the deny rule too (the trigger refuses its delete).
     @Test func anotherProcessIsRefusedADeniedDelete() throws {
         let fixture = try StoreFixture()

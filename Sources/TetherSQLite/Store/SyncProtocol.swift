@@ -268,6 +268,15 @@ extension Store {
             }
             for deletion in deletions { markDeleted(deletion.model, key: deletion.key, table: deletion.table) }
             loadNewChildren(children, of: set, inFlight: inFlight)
+            if !state.dirty.isEmpty, !deletions.isEmpty {
+                // Changes here that name a row deleted there can never be written.
+                let deleted = Set(deletions.map(\.key))
+                let tables = Set(deleted.map(\.table))
+                let naming = state.dirty.compactMap { object, row in
+                    row.table.columns.contains { $0.relation.map { tables.contains($0.target._tableName) } ?? false } ? object : nil
+                }
+                dropChangesNamingMissingRows(of: naming, deleted: deleted)
+            }
         }
     }
 

@@ -142,6 +142,11 @@ final class _Table: @unchecked Sendable {
         index < positionByProperty.count && positionByProperty[index] != nil
     }
 
+    /// The position in `columns` of property `index`'s column (nil: not persisted).
+    func position(ofProperty index: Int) -> Int? {
+        index < positionByProperty.count ? positionByProperty[index] : nil
+    }
+
     /// `SELECT` of the given columns (every column, id first, when nil) of the rows matching
     /// `condition`, ordered by property `orderBy` (then by id), or by id, and paged.
     func querySQL(

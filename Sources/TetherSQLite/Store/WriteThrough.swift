@@ -338,7 +338,69 @@ extension Store {
             }
             let error = Self.constraintFailure(refusal.error, table: taken.row.table, id: taken.row.key.id)
             state.rejected[taken.object] = error
+            if refusal.error.message.contains("FOREIGN KEY") {
+                // A relationship naming a row deleted meanwhile: dropped, not kept back forever.
+                dropChangesNamingMissingRows(of: CollectionOfOne(taken.object))
+                guard state.rejected[taken.object] != nil else { continue }
+            }
             report(error, for: taken.object)
+        }
+    }
+
+    /// Drops the changes not written yet, of the models `objects`, that make a to-one
+    /// relationship name a row that is not in the database (deleted, here or elsewhere, after
+    /// the change was made): the database would refuse them forever (a foreign key). Each such
+    /// property takes its row's value again (and the model its place in its parent's
+    /// collection), and `StoreError.deleted` names the row it named. The model's other changes
+    /// stay pending. With `deleted` (rows known to be gone), only changes naming those are
+    /// dropped, without looking the rows up; without it, each row named is looked up.
+    func dropChangesNamingMissingRows(of objects: some Sequence<ObjectIdentifier>, deleted: Set<_RowKey>? = nil) {
+        for object in objects {
+            guard var row = state.dirty[object] else { continue }
+            let table = row.table
+            var named: [(position: Int, key: _RowKey, model: String)] = []
+            for index in row.columns {
+                guard let position = table.position(ofProperty: index),
+                      let target = table.columns[position].relation?.target,
+                      case .integer(let id)? = try? table.columns[position].read(row.model) else { continue }
+                let namedKey = _RowKey(table: target._tableName, id: id)
+                if let deleted, !deleted.contains(namedKey) { continue }
+                named.append((position, namedKey, state.tablesByName[target._tableName]?.definition.modelName ?? target._tableName))
+            }
+            guard !named.isEmpty else { continue }
+            let id = row.key.id
+            let keys = named.map(\.key)
+            let known = deleted != nil
+            let selectByID = table.selectByIDSQL
+            let found: (missing: [Bool], values: [SQLiteValue]?)
+            do {
+                found = try writer.sync { connection in
+                    let missing = try keys.map { key in
+                        try known || connection.rows("SELECT 1 FROM \(_quote(key.table)) WHERE id = ?", [.integer(key.id)]).isEmpty
+                    }
+                    guard missing.contains(true) else { return (missing, nil) }
+                    return (missing, try connection.rows(selectByID, [.integer(id)]).first.map { Array($0.values.dropFirst()) })
+                }
+            } catch {
+                continue   // not known now: the change stays pending, and is tried again
+            }
+            guard found.missing.contains(true) else { continue }
+            for (item, missing) in zip(named, found.missing) where missing {
+                let index = table.definition.columns[item.position].propertyIndex
+                row.columns.remove(index)
+                if let values = found.values {
+                    setQuietly(row.model, index) { try? table.decode(values[item.position], position: item.position, into: row.model) }
+                }
+                errorSubject.sendNext(.deleted(model: item.model, id: item.key.id))
+            }
+            state.rejected[object] = nil
+            if row.columns.isEmpty {
+                state.dirty[object] = nil
+                state.dirtyOrder.removeAll { $0 == object }
+            } else {
+                state.dirty[object] = row
+            }
+            if state.toManyByChild[table.name] != nil { placeEverywhere(row.model, table) }
         }
     }
 
