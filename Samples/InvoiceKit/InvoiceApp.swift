@@ -94,6 +94,9 @@ public final class InvoiceApp {
     private var added: Invoice?
     /// The first line shown when they do not all fit.
     private var firstVisibleLine = 0
+    /// The ids of the lines shown for the selected invoice since it was selected (a line
+    /// deleted by another program is no longer among its lines when the change is told).
+    private var shownLineIDs: Set<Int64> = []
     private let subscriptions = CompoundDisposable()
     private let selectedChanges = SerialDisposable()
     private let lineChanges = SerialDisposable()
@@ -150,6 +153,9 @@ public final class InvoiceApp {
         subscriptions.add(store.errors.subscribe(with: current) { [weak self] _, error in
             self?.storeFailed(error)
         })
+        subscriptions.add(store.committedChanges.subscribe(with: current) { [weak self] _, change in
+            self?.changedElsewhere(change)
+        })
     }
 
     deinit {
@@ -182,7 +188,11 @@ public final class InvoiceApp {
             answer(deletion, confirmed: key == .character("y") || key == .character("Y"))
             return .continue
         }
-        status.setMessage(nil)
+        // A message stays until a key does something (a key the list ignores, typed after the
+        // focus left the fields, leaves it there to read); a key's own message stays.
+        let message = status.currentMessage
+        var used = true
+        defer { if used, message != nil, status.currentMessage == message { status.setMessage(nil) } }
         if isPickingCustomer {
             handlePicking(key)
             return .continue
@@ -206,6 +216,7 @@ public final class InvoiceApp {
         guard current.invoice != nil else {
             // Nothing to edit: only the (empty) list takes keys.
             form.focus(list)
+            used = false
             return key == .character("q") ? .quit : .continue
         }
         if form.isFocused(customer), startsPicking(key) {
@@ -219,7 +230,7 @@ public final class InvoiceApp {
         if form.handle(key) == .ignored {
             // Keys nobody used: q outside a field quits; Enter in the list edits the invoice.
             if key == .character("q") { return .quit }
-            if key == .enter, form.isFocused(list) { form.focus(customer) }
+            if key == .enter, form.isFocused(list) { form.focus(customer) } else { used = false }
         }
         if form.isFocused(list) { select(list.selectedItem) }
         return .continue
@@ -381,9 +392,32 @@ public final class InvoiceApp {
             list.select(index)
             if invoice === added { added = nil }
         } else if current.invoice == nil || current.invoice !== added {
-            // The selected invoice was deleted (here or elsewhere), or nothing was selected.
+            if let gone = current.invoice {
+                // Deleted by another program (before its own delete shows, this app selects
+                // another invoice): said, and the focus leaves the fields, so that nothing typed
+                // next lands in the invoice now at its place.
+                pendingDeletion = nil
+                form.focus(list)
+                status.setMessage("Invoice #\(gone.number) was deleted by another program.")
+            }
             select(list.selectedItem)
         }
+        needsDisplay()
+    }
+
+    /// A change committed by another program to the selected invoice, one of its lines or its
+    /// customer: said on the status line (the form shows the new values already), unless a
+    /// question waits for its answer there.
+    private func changedElsewhere(_ change: StoreChange) {
+        guard !change.isLocal, pendingDeletion == nil, let invoice = current.invoice, let id = invoice.persistentID else { return }
+        let concerns = switch change.table {
+        case "Invoice": change.rowID == id && change.kind != .delete
+        case "InvoiceLine": shownLineIDs.contains(change.rowID) || invoice.lines.contains { $0.persistentID == change.rowID }
+        case "Customer": change.rowID == invoice.customer?.persistentID
+        default: false
+        }
+        guard concerns else { return }
+        status.setMessage("Invoice #\(invoice.number) was changed by another program.")
         needsDisplay()
     }
 
@@ -392,6 +426,7 @@ public final class InvoiceApp {
         guard invoice !== current.invoice else { return }
         closePicker()
         firstVisibleLine = 0
+        shownLineIDs = []
         current.invoice = invoice
         bindFields(to: invoice ?? blank)
         let needsDisplay = self.needsDisplay
@@ -471,6 +506,7 @@ public final class InvoiceApp {
         let focused = form.focusedWidget
         let old = lineRows
         lineRows = lines.map { line in old.first { $0.line === line } ?? InvoiceLineRow(line: line) }
+        shownLineIDs.formUnion(lines.compactMap(\.persistentID))
         let focusedLine = old.firstIndex { row in row.fields.contains { $0 === focused } }
         form = Form([list, customer, note] + lineRows.flatMap(\.fields) + [discount, tax])
         if let focused, form.widgets.contains(where: { $0 === focused }) {

@@ -533,6 +533,49 @@ struct InvoiceAppTests {
         #expect(h.app.form.isFocused(h.app.lineRows[1].text), "the line now at its place")
     }
 
+    @Test func anInvoiceDeletedByAnotherProgramIsSaidAndNothingTypedLandsInAnother() throws {
+        let h = try Harness()
+        let invoices = h.app.list.items
+        h.press(.down, .tab, .tab)                  // #2's note
+        #expect(h.app.form.isFocused(h.app.note))
+        try Connection(path: h.database.path).execute("DELETE FROM Invoice WHERE number = 2")
+        try h.store.refresh()
+        #expect(h.app.status.currentMessage == "Invoice #2 was deleted by another program.")
+        #expect(h.app.current.invoice === invoices[2], "the invoice now at its place is shown...")
+        #expect(h.app.form.isFocused(h.app.list), "...but the focus is in the list")
+        h.type("xyz")
+        #expect(invoices[2].note == "Compiler consulting", "nothing typed reached #3")
+        #expect(h.lines()[39].hasPrefix("Invoice #2 was deleted by another program."))
+    }
+
+    @Test func aChangeByAnotherProgramToTheSelectedInvoiceIsSaid() throws {
+        let h = try Harness()
+        let other = try Connection(path: h.database.path)
+        try other.execute("UPDATE Invoice SET note = 'elsewhere' WHERE number = 3")
+        try h.store.refresh()
+        #expect(h.app.status.currentMessage == nil, "#3 is not shown")
+        try other.execute("UPDATE InvoiceLine SET quantity = 3 WHERE text = 'Brass gears'")
+        try h.store.refresh()
+        #expect(h.app.status.currentMessage == "Invoice #1 was changed by another program.")
+        #expect(h.app.lineRows[1].quantity.text == "3")
+        h.press(.tab)                               // a key: the notice goes
+        #expect(h.app.status.currentMessage == nil)
+        try other.execute("DELETE FROM InvoiceLine WHERE text = 'Brass gears'")
+        try h.store.refresh()
+        #expect(h.app.status.currentMessage == "Invoice #1 was changed by another program.")
+        h.press(.tab)
+        try other.execute("UPDATE Customer SET name = 'Ada King' WHERE name = 'Ada Lovelace'")
+        try h.store.refresh()
+        #expect(h.app.status.currentMessage == "Invoice #1 was changed by another program.")
+        #expect(h.app.customer.text == "Ada King")
+        // This program's own changes are not told.
+        h.press(.tab)
+        h.type("!")
+        try h.store.flush()
+        try h.store.refresh()
+        #expect(h.app.status.currentMessage == nil)
+    }
+
     @Test func aNewListRedrawsAndKeepsTheSelectedInvoiceSelected() throws {
         let database = try TemporaryDatabase()
         let store = try Store(path: database.path, scheduler: TestScheduler(), migrator: Migrator.builtIn())

@@ -239,6 +239,28 @@ struct InvoicesE2ETests {
         #expect(try Connection(path: first.database).rows("SELECT text, unitPrice FROM InvoiceLine WHERE text = '墨水'").map(\.values) == [["墨水", 10.0]])
     }
 
+    @Test func anInvoiceDeletedInOneCopyWhileTheOtherEditsItIsSaidAndTypingGoesNowhere() throws {
+        let first = try TmuxPane()
+        defer { first.close() }
+        let second = try TmuxPane(database: first.database)
+        defer { second.close() }
+        try first.launch()
+        try second.launch()
+        try second.keys("Down", "Tab", "Tab")                   // #2's note
+        try second.waitFor("invoice #2 in the second copy", showing: ["Invoice #2", "Note       办公用品"])
+        try first.keys("Down", "C-d")
+        try first.type("y")
+        try second.waitFor("the notice", showing: ["Invoice #2 was deleted by another program.", "Invoice #3"])
+        try second.type("xyz")                                  // the focus is in the list: nothing is edited
+        try second.waitFor("the notice still there", showing: ["Invoice #2 was deleted by another program.", "Note       Compiler consulting"])
+        try first.keys("C-c")
+        try second.keys("C-c")
+        try first.waitForPrompt()
+        try second.waitForPrompt()
+        #expect(try row(first.database, number: 3, "note") == ["Compiler consulting"])
+        #expect(try Connection(path: first.database).rows("SELECT number FROM Invoice ORDER BY number").map(\.values) == [[1], [3]])
+    }
+
     /// `stty -a` for another terminal.
     private func stty(_ tty: String) throws -> String {
         try runCommand(["stty", "-a", "-F", tty]).output
