@@ -78,6 +78,8 @@ public final class InvoiceApp {
     public private(set) var form: Form
     /// Whether the customer picker is open.
     public private(set) var isPickingCustomer = false
+    /// Whether the last key asked to quit while a field held invalid text (the next key answers).
+    private var quitAsked = false
     /// Whether the picker shows every customer (opened with Enter, nothing typed yet).
     private var showsAllCustomers = false
 
@@ -182,7 +184,14 @@ public final class InvoiceApp {
     /// app.handle(.character("A"))      // the picker opens with the customers matching "A"
     /// ```
     public func handle(_ key: Key) -> TerminalAction {
-        if key == .control("c") { return .quit }
+        if quitAsked {
+            // The question after a quit with invalid text: Ctrl-C or q again quits; any other
+            // key goes back to the form (and does what it does there).
+            quitAsked = false
+            if key == .control("c") || key == .character("q") { return .quit }
+            status.setMessage(nil)
+        }
+        if key == .control("c") { return quit() }
         if let deletion = pendingDeletion {
             pendingDeletion = nil
             answer(deletion, confirmed: key == .character("y") || key == .character("Y"))
@@ -217,7 +226,7 @@ public final class InvoiceApp {
             // Nothing to edit: only the (empty) list takes keys.
             form.focus(list)
             used = false
-            return key == .character("q") ? .quit : .continue
+            return key == .character("q") ? quit() : .continue
         }
         if form.isFocused(customer), startsPicking(key) {
             // Like a field whose text is selected: a character starts a new name, Backspace
@@ -229,11 +238,33 @@ public final class InvoiceApp {
         }
         if form.handle(key) == .ignored {
             // Keys nobody used: q outside a field quits; Enter in the list edits the invoice.
-            if key == .character("q") { return .quit }
+            if key == .character("q") { return quit() }
             if key == .enter, form.isFocused(list) { form.focus(customer) } else { used = false }
         }
         if form.isFocused(list) { select(list.selectedItem) }
         return .continue
+    }
+
+    /// Quits, unless a field holds text that is not valid (and was not saved: the invoice keeps
+    /// its value from before the edit): then says which, and what quits anyway.
+    private func quit() -> TerminalAction {
+        let invalid = invalidFields
+        guard !invalid.isEmpty else { return .quit }
+        quitAsked = true
+        status.setMessage("Not saved: \(invalid.joined(separator: ", ")) (kept as before). Ctrl-C again quits; another key goes back.")
+        return .continue
+    }
+
+    /// The fields whose text is not valid, named with their text: `Discount % "150"`.
+    private var invalidFields: [String] {
+        var fields: [(name: String, error: String?, text: String)] = [
+            ("Discount %", discount.error, discount.text), ("Tax %", tax.error, tax.text),
+        ]
+        for (index, row) in lineRows.enumerated() {
+            fields.append(("line \(index + 1) quantity", row.quantity.error, row.quantity.text))
+            fields.append(("line \(index + 1) unit price", row.unitPrice.error, row.unitPrice.text))
+        }
+        return fields.filter { $0.error != nil }.map { "\($0.name) \"\($0.text)\"" }
     }
 
     /// Whether `key`, in the customer field, opens the picker: Enter, or a key that edits text.

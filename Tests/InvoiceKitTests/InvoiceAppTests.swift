@@ -179,20 +179,22 @@ struct InvoiceAppTests {
         #expect(try h.database.rows("SELECT discount, tax FROM Invoice WHERE number = 1") == [[nil, 10.0]])
     }
 
-    @Test func lettersInANumberFieldShowTheErrorAndKeepTheLastValidValue() throws {
+    @Test func lettersInANumberFieldShowTheErrorAndLeaveTheValueFromBeforeTheEdit() throws {
         let h = try Harness()
         let invoice = try #require(h.app.current.invoice)
         let quantity = h.app.lineRows[0].quantity
         h.press(.tab, .tab, .tab, .tab)             // line 1's quantity: "2"
         h.type("4")                                 // 24: valid
         try h.store.flush()
+        #expect(try h.database.rows("SELECT quantity FROM InvoiceLine WHERE position = 0 AND text LIKE 'Punched%'") == [[24]])
         h.type("x")                                 // "24x"
         #expect(quantity.text == "24x", "the typed text is kept")
         #expect(quantity.error == "not a whole number")
-        #expect(invoice.lines[0].quantity == 24, "the model keeps its last valid value")
-        #expect(h.app.total.text == "32461.56")
+        #expect(invoice.lines[0].quantity == 2, "the model has its value from before the edit, not the prefix 24")
+        #expect(h.app.total.text == "2761.56")
         #expect(h.lines()[10].dropFirst(44) == "! line 1 quantity: not a whole number")
-        #expect(h.store.pendingRowCount == 0, "nothing to write")
+        try h.store.flush()
+        #expect(try h.database.rows("SELECT quantity FROM InvoiceLine WHERE position = 0 AND text LIKE 'Punched%'") == [[2]])
         // Moving on keeps the draft and its error; fixing it writes the value.
         h.press(.tab)
         #expect(quantity.text == "24x")
@@ -212,7 +214,7 @@ struct InvoiceAppTests {
         #expect(invoice.discount == 100)
         h.type("0")                                 // 1000
         #expect(h.app.discount.error == "must be between 0 and 100")
-        #expect(invoice.discount == 100)
+        #expect(invoice.discount == 10, "the discount from before the edit")
         #expect(InvoiceApp.parseOptionalPercent("  ") == .success(nil))
         #expect(InvoiceApp.parseOptionalPercent("12,5") == .failure(InvalidInput("use a dot for decimals, as in 12.5")))
     }
@@ -417,9 +419,38 @@ struct InvoiceAppTests {
         #expect(h.app.current.invoice?.note == "Analytical engineq")
         #expect(h.press(.tab, .tab, .character("q")) == .continue, "q in a number field is text too")
         #expect(h.app.lineRows[0].quantity.text == "2q")
+        #expect(h.press(.control("c")) == .continue, "\"2q\" is not a quantity: asked first")
         #expect(h.press(.control("c")) == .quit)
         #expect(h.app.handle(.inputClosed) == .quit)
         #expect(h.app.handle(.resize(Size(width: 80, height: 24))) == .continue)
+    }
+
+    @Test func quittingWithInvalidTextSaysWhatWasNotSavedAndAsksAgain() throws {
+        let h = try Harness()
+        let invoice = try #require(h.app.current.invoice)
+        h.app.form.focus(h.app.discount)            // "10"
+        h.press(.backspace, .backspace)
+        h.type("150")
+        #expect(invoice.discount == 10, "never 15, nor 150")
+        #expect(h.press(.control("c")) == .continue, "asked first")
+        #expect(h.app.status.currentMessage == "Not saved: Discount % \"150\" (kept as before). Ctrl-C again quits; another key goes back.")
+        #expect(h.lines()[39].hasPrefix("Not saved: Discount % \"150\" (kept as before)."))
+        // Another key goes back, and does what it does.
+        h.press(.backspace)
+        #expect(h.app.status.currentMessage == nil)
+        #expect(invoice.discount == 15 && h.app.discount.text == "15")
+        // Valid again: Ctrl-C quits at once.
+        #expect(h.press(.control("c")) == .quit)
+        // Invalid again: the second Ctrl-C quits; from the list, q asks and q again quits.
+        h.type("0x")
+        #expect(invoice.discount == 10, "the value from when the field got the focus")
+        #expect(h.press(.control("c")) == .continue)
+        #expect(h.press(.control("c")) == .quit)
+        h.app.form.focus(h.app.list)
+        #expect(h.press(.character("q")) == .continue, "asked")
+        #expect(h.press(.character("q")) == .quit)
+        try h.store.flush()
+        #expect(try h.database.rows("SELECT discount FROM Invoice WHERE number = 1") == [[10.0]])
     }
 
     // MARK: Adding and deleting invoices

@@ -139,7 +139,7 @@ struct InvoicesE2ETests {
             == ["李四 & Co", "E2E 备注", "Tea", 4, 7.5, 10.0, 20.0])
     }
 
-    @Test func lettersInANumberFieldShowTheErrorAndDoNotReachTheDatabase() throws {
+    @Test func invalidTextLeavesTheValueFromBeforeTheEditAndQuittingAsks() throws {
         let pane = try TmuxPane()
         defer { pane.close() }
         try pane.launch()
@@ -149,21 +149,41 @@ struct InvoicesE2ETests {
         try waitForRow(pane.database, number: 1, "InvoiceLine.quantity", [24])
 
         try pane.type("x")
-        // The error under the lines; the total still from the last valid quantity.
-        try pane.waitFor("the error", showing: ["! line 1 quantity: not a whole number", amount("Total", "32461.56")])
+        // The error under the lines; the invoice back at its quantity from before the edit (2),
+        // on screen and in the database: "24" was a prefix of what was typed, never meant.
+        try pane.waitFor("the error", showing: ["! line 1 quantity: not a whole number", amount("Total", "2761.56")])
+        try waitForRow(pane.database, number: 1, "InvoiceLine.quantity", [2])
 
-        // A later, valid edit of another field is committed after the letters were typed: once
-        // it is in the database, the quantity could have been written too. It was not.
+        // A later, valid edit of another field is written; the typed text stays, with its error.
         try pane.keys("Tab", "C-u")                             // unit price
         try pane.type("1000")
-        // The typed text is kept (with its error) after leaving the field.
-        try pane.waitFor("the new price's total", showing: [amount("Total", "25981.56"), "! line 1 quantity: not a whole number"])
+        try pane.waitFor("the new price's total", showing: [amount("Total", "2221.56"), "! line 1 quantity: not a whole number"])
         try waitForRow(pane.database, number: 1, "InvoiceLine.unitPrice", [1000.0])
-        #expect(try row(pane.database, number: 1, "InvoiceLine.quantity") == [24])
 
+        // Quitting says what was not saved, and asks.
+        try pane.keys("C-c")
+        try pane.waitFor("the question", showing: ["Not saved: line 1 quantity \"24x\" (kept as before). Ctrl-C again quits"])
         try pane.keys("C-c")
         try pane.waitForPrompt()
-        #expect(try row(pane.database, number: 1, "InvoiceLine.quantity, InvoiceLine.unitPrice") == [24, 1000.0])
+        #expect(try row(pane.database, number: 1, "InvoiceLine.quantity, InvoiceLine.unitPrice") == [2, 1000.0])
+    }
+
+    @Test func aPercentOutOfRangeIsNeverStoredAsItsPrefix() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try pane.launch()
+        for _ in 0..<9 { try pane.keys("Tab") }                // the discount: "10"
+        try pane.keys("BSpace", "BSpace")
+        try pane.type("150")
+        try pane.waitFor("the error", showing: ["Discount % 150", "! must be between 0 and 100", amount("Total", "2761.56")])
+        try waitForRow(pane.database, number: 1, "discount", [10.0])
+        try pane.keys("C-c")
+        try pane.waitFor("the question", showing: ["Not saved: Discount % \"150\" (kept as before)."])
+        try pane.keys("Escape")                                 // back to the form: Esc reverts the field
+        try pane.waitFor("the field reverted") { $0.contains("Discount % 10") && !$0.contains("Not saved") }
+        try pane.keys("C-c")                                    // nothing invalid now: quits at once
+        try pane.waitForPrompt()
+        #expect(try row(pane.database, number: 1, "discount") == [10.0])
     }
 
     @Test func afterSIGTERMTheTerminalIsRestored() throws {

@@ -2,9 +2,11 @@
 /// two-way channel of values.
 ///
 /// The text is parsed on every edit. Valid text is sent through the channel as a value; invalid
-/// text (letters in a quantity) is kept as the user typed it, the field shows an inline error,
-/// and **nothing is sent**, so a bound model keeps its last valid value. Fixing the text sends
-/// the value and clears the error. Esc reverts the field to the model's value from before the
+/// text (letters in a quantity, 150 in a percentage) is kept as the user typed it, the field
+/// shows an inline error, and the model **goes back to its value from before the edit** (when
+/// the field got the focus, at the last Enter, or when the model last changed from elsewhere):
+/// never to a prefix of the invalid text, which the user never meant ("15" of "150"). Fixing
+/// the text sends the value and clears the error. Esc reverts the field to the model's value from before the
 /// edit (when the field got the focus, at the last Enter, or when the model last changed from
 /// elsewhere), clears the error, and sends that value if valid edits had changed the model.
 ///
@@ -15,7 +17,8 @@
 /// ```swift
 /// let quantity = NumberField<Int>.integer("Quantity", range: 0...10_000)
 /// quantity.bind(to: channel(invoice, \.quantity))
-/// quantity.handle(.character("x"))   // quantity.error == "not a whole number"; invoice unchanged
+/// quantity.handle(.character("x"))   // quantity.error == "not a whole number"; the invoice keeps
+///                                    // the quantity it had before the edit
 /// ```
 ///
 /// As with `TextField`, `bind(to:)` may be called again to show another record; binding
@@ -168,7 +171,11 @@ public final class NumberField<Value: Equatable & Sendable>: Widget {
                         return (.handled, (value, state.channel))
                     case .failure(let invalid):
                         state.error = invalid.message
-                        return (.handled, nil)
+                        // Invalid text leaves the model at its value from before the edit, not
+                        // at the last valid prefix ("15" of "150" was never meant).
+                        guard let original = state.original, original != state.value else { return (.handled, nil) }
+                        state.value = original
+                        return (.handled, (original, state.channel))
                     }
                 }
             }
