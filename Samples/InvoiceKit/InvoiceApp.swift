@@ -1,3 +1,4 @@
+import Logging
 import TetherSQLite
 import TetherTerminal
 
@@ -40,6 +41,8 @@ public final class InvoiceApp {
         "Tab/↑↓ move · Enter confirm · Esc revert · ^L add line · ^K delete line · ^N new invoice · ^D delete · ^C quit"
     /// Columns of the list.
     public static let listWidth = 40
+    /// Columns of an amount below the lines: a total of many of the largest lines fits.
+    public static let totalWidth = 22
 
     /// The store the invoices live in.
     public let store: Store
@@ -78,6 +81,15 @@ public final class InvoiceApp {
     public private(set) var form: Form
     /// Whether the customer picker is open.
     public private(set) var isPickingCustomer = false
+    /// Whether the edits are in the database, shown on the title row (see `SaveState`).
+    public var saveState: SaveState {
+        if let failure { return .notSaved(failure) }
+        return store.pendingRowCount > 0 ? .saving : .saved
+    }
+    /// Why the last write failed, while edits still wait; nil once a write succeeded with
+    /// nothing left waiting.
+    private var failure: String?
+    private static let logger = Logger(label: "invoices")
     /// Whether the last key asked to quit while a field held invalid text (the next key answers).
     private var quitAsked = false
     /// Whether the picker shows every customer (opened with Enter, nothing typed yet).
@@ -127,10 +139,10 @@ public final class InvoiceApp {
         self.needsDisplay = needsDisplay
         list = ListView<Invoice>(title: "Invoices", height: 10_000, emptyText: "(none: Ctrl-N adds one)") { InvoiceApp.row(for: $0) }
         let money: @Sendable (Money?) -> String = { $0.map { "\($0.roundedToCents())" } ?? "" }
-        subtotal = ComputedField("Subtotal", observe(current, \.invoice?.subtotal), width: 14, alignment: .trailing, format: money)
-        discountAmount = ComputedField("Discount", observe(current, \.invoice?.discountAmount), width: 14, alignment: .trailing, format: money)
-        taxAmount = ComputedField("Tax", observe(current, \.invoice?.taxAmount), width: 14, alignment: .trailing, format: money)
-        total = ComputedField("Total", observe(current, \.invoice?.total), width: 14, alignment: .trailing, format: money)
+        subtotal = ComputedField("Subtotal", observe(current, \.invoice?.subtotal), width: Self.totalWidth, alignment: .trailing, format: money)
+        discountAmount = ComputedField("Discount", observe(current, \.invoice?.discountAmount), width: Self.totalWidth, alignment: .trailing, format: money)
+        taxAmount = ComputedField("Tax", observe(current, \.invoice?.taxAmount), width: Self.totalWidth, alignment: .trailing, format: money)
+        total = ComputedField("Total", observe(current, \.invoice?.total), width: Self.totalWidth, alignment: .trailing, format: money)
         form = Form([list, customer, note, discount, tax])
         customer.bind(to: channel(draft, \.text))
         bindFields(to: blank)
@@ -290,7 +302,14 @@ public final class InvoiceApp {
         guard size.width > 0, size.height > 0 else { return screen }
         let theme = form.theme
         let (body, bar) = screen.bounds.dividedRows(at: size.height - 1)
-        screen.put(title.isEmpty ? "Invoices" : "Invoices · \(title)", at: Position(x: 1, y: 0), style: theme.title, limit: body.maxX)
+        let state = saveState
+        // The save state first (the path gives way to it), at the right of the title row.
+        let stateText = DisplayWidth.truncated(state.text, to: max(0, size.width - 12))
+        let stateX = max(1, size.width - 1 - DisplayWidth.of(stateText))
+        let heading = DisplayWidth.truncated(title.isEmpty ? "Invoices" : "Invoices · \(title)", to: max(0, stateX - 2))
+        screen.put(heading, at: Position(x: 1, y: 0), style: theme.title, limit: max(1, stateX - 1))
+        let stateStyle = if case .notSaved = state { theme.error } else { theme.placeholder }
+        screen.put(stateText, at: Position(x: stateX, y: 0), style: stateStyle, limit: body.maxX)
         let content = body.inset(top: 2, left: 1)
         let (left, right) = content.dividedColumns(at: Self.listWidth)
         form.render([list], into: &screen, in: left)
@@ -320,8 +339,9 @@ public final class InvoiceApp {
         // The lines: a header, as many rows as fit with room for the amounts below, an error.
         let below = 7
         let rows = max(1, rect.maxY - y - 2 - below)
-        let textWidth = max(8, min(InvoiceLineRow.textWidth, rect.width - 3 - InvoiceLineRow.quantityWidth - 2 * InvoiceLineRow.moneyWidth))
-        let columns = [textWidth, InvoiceLineRow.quantityWidth, InvoiceLineRow.moneyWidth, InvoiceLineRow.moneyWidth]
+        let textWidth = max(8, min(InvoiceLineRow.textWidth,
+                                   rect.width - 3 - InvoiceLineRow.quantityWidth - InvoiceLineRow.moneyWidth - InvoiceLineRow.amountWidth))
+        let columns = [textWidth, InvoiceLineRow.quantityWidth, InvoiceLineRow.moneyWidth, InvoiceLineRow.amountWidth]
         var x = rect.x
         for (title, width) in zip(["Description", "Qty", "Unit price", "Amount"], columns) {
             let shown = title == "Amount" ? String(repeating: " ", count: max(0, width - title.count)) + title : title
@@ -365,17 +385,23 @@ public final class InvoiceApp {
     }
 
     /// One row of the list: the number, the customer (cut to fit, by display width: a Chinese
-    /// character takes two columns) and the total, right-aligned.
+    /// character takes two columns) and the total, right-aligned (`###########` when it does
+    /// not fit).
     ///
     /// ```swift
     /// InvoiceApp.row(for: invoice)   // "#1   Ada Lovelace             2759.40"
     /// ```
     public nonisolated static func row(for invoice: Invoice) -> String {
-        let number = fit("#\(invoice.number)", width: 5)
+        // At least one space after the number, however many digits it has.
+        let tag = "#\(invoice.number)"
+        let numberWidth = max(5, tag.count + 1)
+        let number = fit(tag, width: numberWidth)
         let name = invoice.customerName
-        let customer = fit(name.isEmpty ? "(no customer)" : name, width: 22)
-        let total = "\(invoice.total)"
-        let padding = String(repeating: " ", count: max(1, 12 - DisplayWidth.of(total)))
+        let customer = fit(name.isEmpty ? "(no customer)" : name, width: max(1, 27 - numberWidth))
+        // A total too wide for its 11 columns shows as ###########, never as another number.
+        var total = "\(invoice.total)"
+        if DisplayWidth.of(total) > 11 { total = String(repeating: "#", count: 11) }
+        let padding = String(repeating: " ", count: 12 - DisplayWidth.of(total))
         return number + customer + padding + total
     }
 
@@ -440,6 +466,7 @@ public final class InvoiceApp {
     /// customer: said on the status line (the form shows the new values already), unless a
     /// question waits for its answer there.
     private func changedElsewhere(_ change: StoreChange) {
+        if change.isLocal { savedLocally() }
         guard !change.isLocal, pendingDeletion == nil, let invoice = current.invoice, let id = invoice.persistentID else { return }
         let concerns = switch change.table {
         case "Invoice": change.rowID == id && change.kind != .delete
@@ -702,12 +729,25 @@ public final class InvoiceApp {
     /// is shown beside the lines already (`InvoiceLineRow.error`); anything else on the
     /// status line.
     private func storeFailed(_ error: StoreError) {
-        if case .invalid(let invalid) = error, invalid.model == "InvoiceLine",
-           lineRows.contains(where: { $0.line.persistentID == invalid.id && $0.error != nil }) {
+        // The whole error (its SQL included) goes to the log; the form says it in words.
+        Self.logger.error("\(error)")
+        if store.pendingRowCount > 0 {
+            // Edits wait: the title row says so until a write succeeds. A line that breaks
+            // its rule is shown beside the lines too.
+            failure = SaveState.reason(for: error)
             needsDisplay()
-            return
+        } else {
+            // Nothing waits (a change dropped, a change from elsewhere that could not be read).
+            report("Not saved: \(SaveState.reason(for: error))")
         }
-        report("Not saved: \(error)")
+    }
+
+    /// A write of this program committed: with nothing left waiting, the failure is over.
+    private func savedLocally() {
+        // The title row said "Saving…" (or why not): it says "Saved" now if nothing waits.
+        needsDisplay()
+        guard failure != nil, store.pendingRowCount == 0 else { return }
+        failure = nil
     }
 
     private func report(_ message: String) {

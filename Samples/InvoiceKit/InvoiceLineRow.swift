@@ -27,13 +27,15 @@ public final class InvoiceLineRow {
     public nonisolated static let textWidth = 28
     /// Columns of the quantity.
     public nonisolated static let quantityWidth = 9
-    /// Columns of a unit price or an amount.
+    /// Columns of a unit price.
     public nonisolated static let moneyWidth = 14
+    /// Columns of an amount: the largest a line can have (1,000,000 × 1,000,000,000) fits.
+    public nonisolated static let amountWidth = 19
 
     /// The row for `line`, bound to it.
     public init(line: InvoiceLine) {
         self.line = line
-        amount = ComputedField(nil, observe(line, \.amount), width: Self.moneyWidth, alignment: .trailing) { "\($0)" }
+        amount = ComputedField(nil, observe(line, \.amount), width: Self.amountWidth, alignment: .trailing) { "\($0)" }
         text.bind(to: channel(line, \.text))
         quantity.bind(to: channel(line, \.quantity))
         unitPrice.bind(to: channel(line, \.unitPrice))

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TetherSQLite
 import TetherTerminal
@@ -23,24 +24,24 @@ struct InvoiceAppTests {
         let screen = h.screen()
         let lines = h.lines()
         #expect(Array(lines[0...18]) == [
-            " Invoices · test.sqlite",
+            " Invoices · test.sqlite" + String(repeating: " ", count: 120 - 1 - 23 - 5) + "Saved",
             "",
             " Invoices                                 │ Invoice #1",
             " #1   Ada Lovelace               2761.56  │",
             " #2   张伟 (Zhang Wei)            734.50  │ Customer   Ada Lovelace",
             " #3   Grace Hopper               2481.78  │ Note       Analytical engine",
             "                                          │",
-            "                                          │ Description                  Qty       Unit price             Amount",
-            "                                          │ Punched cards, box of 500    2         1250                  2500.00",
-            "                                          │ Brass gears                  12        4.75                    57.00",
+            "                                          │ Description                  Qty       Unit price                  Amount",
+            "                                          │ Punched cards, box of 500    2         1250                       2500.00",
+            "                                          │ Brass gears                  12        4.75                         57.00",
             "                                          │",
             "                                          │ Discount % 10",
             "                                          │ Tax %      20",
             "                                          │",
-            "                                          │ Subtotal          2557.00",
-            "                                          │ Discount           255.70",
-            "                                          │ Tax                460.26",
-            "                                          │ Total             2761.56",
+            "                                          │ Subtotal                  2557.00",
+            "                                          │ Discount                   255.70",
+            "                                          │ Tax                        460.26",
+            "                                          │ Total                     2761.56",
             "                                          │",
         ])
         #expect(lines[39] == InvoiceApp.help)
@@ -72,6 +73,22 @@ struct InvoiceAppTests {
         #expect(InvoiceApp.row(for: invoice) == "#12  (no customer)              1234.50")
     }
 
+    @Test func amountsThatDoNotFitShowAsHashesNeverAsAnotherNumber() throws {
+        let h = try Harness()
+        let invoice = try #require(h.app.current.invoice)
+        invoice.number = 1000
+        invoice.lines[0].quantity = 1_000_000
+        invoice.lines[0].unitPrice = Money(1_000_000_000)
+        let lines = h.lines()
+        // The largest line amount and the total fit their boxes, exactly.
+        #expect(lines[8].hasSuffix("│ Punched cards, box of 500    1000000   1000000000     1000000000000000.00"))
+        #expect(lines[17].hasSuffix("│ Total         1080000000000061.56"))
+        // The list's total does not fit its 11 columns: hashes, as a spreadsheet shows them;
+        // and a space after a four-digit number.
+        #expect(lines[3] == " #1000 Ada Lovelace          ###########  │")
+        #expect(InvoiceApp.row(for: invoice).count == 39)
+    }
+
     @Test func manyLinesScrollToKeepTheFocusedOneInView() throws {
         let h = try Harness()
         let invoice = try #require(h.app.current.invoice)
@@ -85,7 +102,7 @@ struct InvoiceAppTests {
         let last = h.lines()
         #expect(last.contains { $0.contains("item 39") })
         #expect(!last.contains { $0.contains("Punched cards") })
-        #expect(last.contains { $0.hasSuffix("Total            \(invoice.total)") || $0.hasSuffix("Total             \(invoice.total)") })
+        #expect(last.contains { $0.hasSuffix("Total" + String(repeating: " ", count: 28 - "\(invoice.total)".count) + "\(invoice.total)") })
     }
 
     // MARK: Focus
@@ -127,8 +144,8 @@ struct InvoiceAppTests {
         let lines = h.lines()
         #expect(lines[2].hasSuffix("│ Invoice #2"))
         #expect(lines[4].hasSuffix("│ Customer   张伟 (Zhang Wei)"))
-        #expect(lines[8].hasSuffix("│ 打印纸 20 箱                 20        32.5                   650.00"))
-        #expect(lines[16].hasSuffix("│ Total              734.50"))
+        #expect(lines[8].hasSuffix("│ 打印纸 20 箱                 20        32.5                        650.00"))
+        #expect(lines[16].hasSuffix("│ Total                      734.50"))
         h.press(.down, .down)
         #expect(h.app.current.invoice === invoices[2], "the selection stops at the last invoice")
         h.press(.home)
@@ -163,16 +180,16 @@ struct InvoiceAppTests {
         let lines = h.lines()
         #expect(lines[3] == " #1   Ada Lovelace                 76.45  │")
         #expect(Array(lines[8...17]).map { String($0.dropFirst(44)) } == [
-            "Punched cards, box of 500    5         2.5                     12.50",
-            "Brass gears                  12        4.75                    57.00",
+            "Punched cards, box of 500    5         2.5                          12.50",
+            "Brass gears                  12        4.75                         57.00",
             "",
             "Discount %",
             "Tax %      10",
             "",
-            "Subtotal            69.50",
-            "Discount             0.00",
-            "Tax                  6.95",
-            "Total               76.45",
+            "Subtotal                    69.50",
+            "Discount                     0.00",
+            "Tax                          6.95",
+            "Total                       76.45",
         ])
         try h.store.flush()
         #expect(try h.database.rows("SELECT quantity, unitPrice FROM InvoiceLine WHERE text = 'Punched cards, box of 500'") == [[5, 2.5]])
@@ -537,7 +554,7 @@ struct InvoiceAppTests {
         invoices[0].lines[0].quantity = 9           // as a live update from another process would
         #expect(h.redraws.value > before)
         #expect(h.app.lineRows[0].quantity.text == "9")
-        #expect(h.lines()[17].hasSuffix("Total            12211.56"))
+        #expect(h.lines()[17].hasSuffix("Total                    12211.56"))
         let unrelated = h.redraws.value
         invoices[1].lines[0].quantity = 9           // not shown in the form: no redraw for it
         #expect(h.redraws.value == unrelated)
@@ -562,6 +579,48 @@ struct InvoiceAppTests {
         #expect(h.app.lineRows[2].unitPrice.text == "4.75x", "the draft stays")
         invoice.lines.removeAll { $0 === invoice.lines[2] }   // the focused line goes
         #expect(h.app.form.isFocused(h.app.lineRows[1].text), "the line now at its place")
+    }
+
+    @Test func aFailedSaveIsShownUntilAWriteSucceeds() throws {
+        let h = try Harness(busyTimeout: .milliseconds(20))
+        #expect(h.app.saveState == .saved)
+        #expect(h.lines()[0].hasSuffix("Saved"))
+        let locker = try Connection(path: h.database.path)
+        try locker.execute("BEGIN IMMEDIATE")          // another program holds the write lock
+        h.press(.tab, .tab)
+        h.type("!")
+        #expect(h.app.saveState == .saving, "waiting for the end of the turn")
+        #expect(h.lines()[0].hasSuffix("Saving…"))
+        h.scheduler.advance()                           // the commit (on the writer queue): busy
+        for _ in 0..<400 where h.app.saveState == .saving {
+            usleep(5_000)                               // its outcome comes back at a turn
+            h.scheduler.advance()
+        }
+        let notSaved = SaveState.notSaved("another program is writing to the file (trying again)")
+        #expect(h.app.saveState == notSaved)
+        #expect(h.lines()[0].hasSuffix("Not saved: another program is writing to the file (trying again)"))
+        #expect(h.app.status.currentMessage == nil, "on the title row, not a message the next key wipes")
+        h.press(.tab, .tab)
+        #expect(h.app.saveState == notSaved, "it stays")
+        try locker.execute("ROLLBACK")
+        try h.store.flush()                             // written now
+        #expect(h.app.saveState == .saved)
+        #expect(h.lines()[0].hasSuffix("Saved"))
+        #expect(try h.database.rows("SELECT note FROM Invoice WHERE number = 1") == [["Analytical engine!"]])
+    }
+
+    @Test func saveStatesSayWhyInWordsWithoutSQL() {
+        let busy = SQLiteError(code: SQLiteResultCode(rawValue: 5), message: "database is locked — SQL: UPDATE Invoice SET note = ?")
+        #expect(SaveState.reason(for: .sqlite(busy)) == "another program is writing to the file (trying again)")
+        let readOnly = SQLiteError(code: SQLiteResultCode(rawValue: 8), message: "attempt to write a readonly database")
+        #expect(SaveState.reason(for: .sqlite(readOnly)) == "the file cannot be written (read-only; trying again)")
+        let full = SQLiteError(code: SQLiteResultCode(rawValue: 13), message: "database or disk is full")
+        #expect(SaveState.reason(for: .sqlite(full)) == "the disk is full (trying again)")
+        #expect(SaveState.reason(for: .fileLost(path: "/x")) == "the file was deleted or replaced (edits are kept until the app quits)")
+        #expect(SaveState.reason(for: .deleted(model: "Invoice", id: 2)) == "Invoice 2 was deleted by another program")
+        let invalid = ValidationError(model: "InvoiceLine", id: 3, failures: [.init(property: "text", rule: "describe what was sold")])
+        #expect(SaveState.reason(for: .invalid(invalid)) == "a line: describe what was sold")
+        #expect(SaveState.notSaved(because: .readOnly(path: "/x")).text == "Not saved: the file is opened read-only")
     }
 
     @Test func anInvoiceDeletedByAnotherProgramIsSaidAndNothingTypedLandsInAnother() throws {

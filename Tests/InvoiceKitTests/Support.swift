@@ -44,11 +44,11 @@ final class Harness {
     let app: InvoiceApp
     let redraws = Counter()
 
-    init(seed: Bool = true) throws {
+    init(seed: Bool = true, busyTimeout: Duration = .seconds(5)) throws {
         database = try TemporaryDatabase()
         store = seed
-            ? try openInvoiceStore(path: database.path, scheduler: scheduler)
-            : try Store(path: database.path, scheduler: scheduler, migrator: Migrator.builtIn())
+            ? try openInvoiceStore(path: database.path, scheduler: scheduler, busyTimeout: busyTimeout)
+            : try Store(path: database.path, scheduler: scheduler, migrator: Migrator.builtIn(), busyTimeout: busyTimeout)
         let redraws = self.redraws
         app = InvoiceApp(store: store, invoices: invoiceList(store), title: "test.sqlite") { redraws.increment() }
     }

@@ -8,9 +8,9 @@ import TetherSQLite
 @Suite("invoices in tmux (end to end)", .serialized)
 struct InvoicesE2ETests {
     /// A computed field's row as shown: the label in the form's 10 columns, a space, the
-    /// amount right-aligned in 14 columns.
+    /// amount right-aligned in 22 columns.
     private func amount(_ label: String, _ value: String) -> String {
-        label + String(repeating: " ", count: 11 - label.count) + String(repeating: " ", count: 14 - value.count) + value
+        label + String(repeating: " ", count: 11 - label.count) + String(repeating: " ", count: 22 - value.count) + value
     }
 
     /// A list row as shown: number (5 columns), customer (22 columns: ASCII here, or two
@@ -22,10 +22,10 @@ struct InvoicesE2ETests {
     }
 
     /// A line of the invoice as shown: description (28 columns), quantity (9), unit price (14),
-    /// amount right-aligned in 14, a space between each.
+    /// amount right-aligned in 19, a space between each.
     private func lineRow(_ text: String, columns: Int? = nil, _ quantity: String, _ unitPrice: String, _ amount: String) -> String {
         text + String(repeating: " ", count: 29 - (columns ?? text.count)) + quantity + String(repeating: " ", count: 10 - quantity.count)
-            + unitPrice + String(repeating: " ", count: 15 - unitPrice.count) + String(repeating: " ", count: 14 - amount.count) + amount
+            + unitPrice + String(repeating: " ", count: 15 - unitPrice.count) + String(repeating: " ", count: 19 - amount.count) + amount
     }
 
     /// One row of the database, read by a separate connection: the invoice numbered `number`
@@ -279,6 +279,49 @@ struct InvoicesE2ETests {
         try second.waitForPrompt()
         #expect(try row(first.database, number: 3, "note") == ["Compiler consulting"])
         #expect(try Connection(path: first.database).rows("SELECT number FROM Invoice ORDER BY number").map(\.values) == [[1], [3]])
+    }
+
+    @Test func aFailedSaveStaysOnScreenUntilTheWriteSucceeds() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try pane.launch()
+        try pane.waitFor("saved at the start", showing: ["Saved"])
+        let locker = try Connection(path: pane.database)
+        try locker.execute("BEGIN IMMEDIATE")                   // another program holds the lock
+        try pane.keys("Tab", "Tab")                             // the note
+        try pane.type("!")
+        try pane.waitFor("the failure, in words") {
+            $0.contains("Not saved: another program is writing to the file (trying again)") && !$0.contains("SQL")
+        }
+        try pane.keys("Tab", "Tab")                             // keys do not wipe it
+        try pane.waitFor("still there", showing: ["Not saved: another program is writing to the file (trying again)"])
+        try locker.execute("ROLLBACK")
+        try pane.waitFor("saved once the lock is gone") { $0.contains("Saved") && !$0.contains("Not saved") }
+        try waitForRow(pane.database, number: 1, "note", ["Analytical engine!"])
+        try pane.keys("C-c")
+        try pane.waitForPrompt()
+    }
+
+    @Test func amountsTooWideShowAsHashesAndLongTextShowsItsStart() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try pane.launch()
+        try pane.keys("Tab", "Tab")                             // the note
+        try pane.type(" — with a note far longer than its box can show at once")
+        try pane.keys("Tab", "Tab", "C-u")                      // line 1's quantity
+        try pane.type("1000000")
+        try pane.keys("Tab", "C-u")
+        try pane.type("1000000000")
+        try pane.keys("Tab")
+        try pane.waitFor("the exact amounts, and hashes where a total does not fit", showing: [
+            lineRow("Punched cards, box of 500", "1000000", "1000000000", "1000000000000000.00"),
+            amount("Total", "1080000000000061.56"),
+            listRow(1, "Ada Lovelace", "###########"),
+            "Note       Analytical engine — with a note far longer than i…",
+            "Saved",
+        ])
+        try pane.keys("C-c")
+        try pane.waitForPrompt()
     }
 
     /// `stty -a` for another terminal.

@@ -65,6 +65,27 @@ public enum DisplayWidth {
         return total
     }
 
+    /// `string` if it fits in `width` columns; otherwise its start, cut where it no longer
+    /// fits, with "…" in the last column (never half of a wide character).
+    ///
+    /// ```swift
+    /// DisplayWidth.truncated("Rutherford-Montgomery", to: 10)   // "Rutherfor…"
+    /// DisplayWidth.truncated("张伟王", to: 4)                    // "张…"
+    /// ```
+    public static func truncated<S: StringProtocol>(_ string: S, to width: Int) -> String {
+        guard width > 0 else { return "" }
+        guard of(string) > width else { return String(string) }
+        var result = ""
+        var used = 0
+        for character in string {
+            let columns = of(character)
+            if used + columns > width - 1 { break }
+            result.append(character)
+            used += columns
+        }
+        return result + "…"
+    }
+
     private static func isZeroWidth(_ scalar: Unicode.Scalar) -> Bool {
         let value = scalar.value
         // Hangul Jamo medial vowels and final consonants combine with the initial consonant.

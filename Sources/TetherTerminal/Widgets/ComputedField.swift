@@ -7,6 +7,9 @@
 ///
 /// The field subscribes when it is created and unsubscribes when it is freed. It shows nothing
 /// until the signal sends a value (`observe(model, keyPath)` sends the current value at once).
+/// A value wider than its box never shows as a different value: right-aligned (a number), it
+/// shows as `####` the width of the box, as a spreadsheet does; left-aligned (text), it is cut
+/// with "…".
 public final class ComputedField<Value>: Widget {
     /// How the value is aligned in its box.
     public enum Alignment: Sendable {
@@ -62,12 +65,18 @@ public final class ComputedField<Value>: Widget {
         let text = self.text
         let x = _FieldLayout.drawLabel(label ?? "", into: &screen, in: rect, context: context)
         let box = _FieldLayout.boxRect(startingAt: x, width: width, in: rect)
+        var shown = text
+        if DisplayWidth.of(text) > box.width {
+            // Never a different value: a number (trailing) that does not fit shows as #### the
+            // width of its box, as a spreadsheet does; text is cut with "…".
+            shown = alignment == .trailing ? String(repeating: "#", count: box.width) : DisplayWidth.truncated(text, to: box.width)
+        }
         let start: Int
         switch alignment {
         case .leading: start = box.x
-        case .trailing: start = max(box.x, box.maxX - DisplayWidth.of(text))
+        case .trailing: start = max(box.x, box.maxX - DisplayWidth.of(shown))
         }
-        screen.put(text, at: Position(x: start, y: box.y), style: context.theme.computed, limit: box.maxX)
+        screen.put(shown, at: Position(x: start, y: box.y), style: context.theme.computed, limit: box.maxX)
     }
 }
 

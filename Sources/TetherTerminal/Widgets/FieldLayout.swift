@@ -23,17 +23,22 @@ enum _FieldLayout {
         Rect(x: x, y: rect.y, width: min(boxWidth ?? defaultBoxWidth, rect.maxX - x), height: 1)
     }
 
-    /// Draws an editable box showing `editor`'s text scrolled so the cursor is visible, and
-    /// sets the screen's cursor if the field is focused.
+    /// Draws an editable box: focused, `editor`'s text scrolled so the cursor is visible (with
+    /// the screen's cursor there); otherwise the start of the text, cut with "…" where it does
+    /// not fit, so a long name reads from its beginning and a cut never passes unseen.
     static func drawEditor(
         _ editor: TextEditor, in box: Rect, invalid: Bool, into screen: inout Screen, context: RenderContext
     ) {
         let theme = context.theme
         let style = context.isFocused ? theme.focusedField : (invalid ? theme.invalidField : theme.field)
         screen.fill(box, style: style)
+        guard context.isFocused else {
+            screen.put(DisplayWidth.truncated(editor.text, to: box.width), at: Position(x: box.x, y: box.y), style: style, limit: box.maxX)
+            return
+        }
         let (shown, column) = editor.window(width: box.width)
         screen.put(shown, at: Position(x: box.x, y: box.y), style: style, limit: box.maxX)
-        if context.isFocused, !box.isEmpty {
+        if !box.isEmpty {
             screen.cursor = Position(x: box.x + min(column, box.width - 1), y: box.y)
         }
     }

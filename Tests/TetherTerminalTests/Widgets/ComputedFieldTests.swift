@@ -35,8 +35,19 @@ import TetherTerminal
     @Test func rendersWideText() {
         let subject = BehaviorSubject<String, Never>("合计一百")
         let field = ComputedField("总计", subject.signal, width: 5)
-        // Only two of the four characters fit in 5 columns; the fifth column is a space.
-        #expect(field.rendered(width: 12).lines == ["总计 合计   "])
+        // Only two of the four characters fit in 5 columns: the fifth shows the cut, "…".
+        #expect(field.rendered(width: 12).lines == ["总计 合计…  "])
+    }
+
+    @Test func aNumberTooWideForItsBoxShowsAsHashesNeverAsAnotherNumber() {
+        let subject = BehaviorSubject<String, Never>("1000000000000000.00")
+        let total = ComputedField("Total", subject.signal, width: 14, alignment: .trailing)
+        #expect(total.rendered(width: 20).lines == ["Total ##############"])
+        subject.sendNext("999.50")
+        #expect(total.rendered(width: 20).lines == ["Total         999.50"])
+        // Text is cut with "…".
+        let name = ComputedField("Name", BehaviorSubject<String, Never>("Rutherford-Montgomery").signal, width: 10)
+        #expect(name.rendered(width: 15).lines == ["Name Rutherfor…"])
     }
 
     @Test func isNotFocusableAndIgnoresKeys() {

@@ -2,6 +2,20 @@ import Testing
 import TetherTerminal
 
 @Suite struct TextFieldTests {
+    @Test func withoutTheFocusLongTextShowsItsStartCutWithAnEllipsis() {
+        let field = TextField("Name", width: 12)
+        field.focusDidChange(true)
+        type("Rutherford-Montgomery the Third", into: field)
+        // Focused: the end, where the cursor is.
+        #expect(field.rendered(width: 17, focused: true).lines == ["Name y the Third "])
+        // Not focused: the start, and "…" where it is cut (never the end cut on the left).
+        field.focusDidChange(false)
+        #expect(field.rendered(width: 17).lines == ["Name Rutherford-…"])
+        // Wide characters: never half of one.
+        let chinese = TextField(nil, text: "张伟王小明", width: 5)
+        #expect(chinese.rendered(width: 5).lines == ["张伟…"])
+    }
+
     @Test func everyEditIsSentToTheChannel() {
         let field = TextField("Name")
         let sent = Recorder<String>()
