@@ -324,6 +324,49 @@ struct InvoicesE2ETests {
         try pane.waitForPrompt()
     }
 
+    @Test func ctrlNWithTheLargestNumberTakenSaysSoAndGoesOn() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try pane.launch()
+        try pane.waitFor("the list", showing: ["#3   Grace Hopper"])
+        // Another program gives an invoice the largest number there is.
+        try Connection(path: pane.database).execute("UPDATE Invoice SET number = 9223372036854775807 WHERE number = 3")
+        try pane.waitFor("the new number in the list", showing: ["#9223372036854775807 Grace…     2481.78"])
+        try pane.keys("C-n")
+        try pane.waitFor("the error", showing: ["Cannot add an invoice: no invoice number is left: the largest in use is 9223372036854775807"])
+        try pane.keys("Down")                                   // still running, still answering keys
+        try pane.waitFor("the selection moved", showing: ["Invoice #2"])
+        try pane.keys("C-c")
+        try pane.waitForPrompt()
+        #expect(try Connection(path: pane.database).rows("SELECT count(*) FROM Invoice").map(\.values) == [[3]])
+    }
+
+    @Test func twoCopiesTypingInTheSameFieldSeeThatTheOtherChangedIt() throws {
+        let first = try TmuxPane()
+        defer { first.close() }
+        let second = try TmuxPane(database: first.database)
+        defer { second.close() }
+        try first.launch()
+        try second.launch()
+        try first.keys("Tab", "Tab", "End")                     // both in #1's note
+        try second.keys("Tab", "Tab", "End")
+        for round in 0..<5 {
+            try first.type("a")
+            try second.waitFor("the first copy's letter (round \(round))", showing: ["Invoice #1 was changed by another program."])
+            try second.type("b")
+            try first.waitFor("the second copy's letter (round \(round))", showing: ["Invoice #1 was changed by another program."])
+        }
+        // Last writer wins per field: both show the database's note once they are quiet.
+        try first.keys("C-c")
+        try first.waitForPrompt()
+        let note = try #require(try row(first.database, number: 1, "note").first)
+        guard case .text(let text) = note else { Issue.record("note: \(note)"); return }
+        #expect(text.hasPrefix("Analytical engine") && text.hasSuffix("b"), "\(text)")
+        try second.waitFor("the note as stored", showing: ["Note       \(text)"])
+        try second.keys("C-c")
+        try second.waitForPrompt()
+    }
+
     /// `stty -a` for another terminal.
     private func stty(_ tty: String) throws -> String {
         try runCommand(["stty", "-a", "-F", tty]).output
