@@ -243,7 +243,10 @@ public final class InvoiceApp {
         if form.isFocused(customer), startsPicking(key) {
             // Like a field whose text is selected: a character starts a new name, Backspace
             // and Delete edit the name shown, Enter shows every customer.
-            if case .character = key { draft.text = "" }
+            switch key {
+            case .character, .paste: draft.text = ""
+            default: break
+            }
             if key != .enter { _ = customer.handle(key) }
             openPicker(showingAll: key == .enter)
             return .continue
@@ -282,7 +285,7 @@ public final class InvoiceApp {
     /// Whether `key`, in the customer field, opens the picker: Enter, or a key that edits text.
     private func startsPicking(_ key: Key) -> Bool {
         switch key {
-        case .enter, .character, .backspace, .delete: return true
+        case .enter, .character, .backspace, .delete, .paste: return true
         default: return false
         }
     }

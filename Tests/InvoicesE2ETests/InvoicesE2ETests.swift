@@ -367,6 +367,31 @@ struct InvoicesE2ETests {
         try second.waitForPrompt()
     }
 
+    @Test func aPasteIsTextInOneFieldAndAltKeysMoveByWord() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try pane.launch()
+        try pane.keys("Tab", "Tab", "C-u")                      // the note, cleared
+        // A paste with a Tab and newlines: text in the note, never keys that move the focus.
+        try pane.paste("Order 42\tsee attached\nthanks")
+        try pane.waitFor("the paste in the note", showing: ["Note       Order 42 see attached thanks"])
+        try waitForRow(pane.database, number: 1, "note", ["Order 42 see attached thanks"])
+        // Still in the note: M-b moves a word left; typing goes there.
+        try pane.keys("M-b")
+        try pane.type("many ")
+        try pane.waitFor("the word typed before the last one", showing: ["Note       Order 42 see attached many thanks"])
+        try pane.keys("C-Left", "C-Left")
+        try pane.type("(")
+        try pane.keys("M-f")
+        try pane.type(")")
+        try pane.waitFor("a word put in brackets", showing: ["Note       Order 42 see (attached) many thanks"])
+        try waitForRow(pane.database, number: 1, "note", ["Order 42 see (attached) many thanks"])
+        // The lines and the list were not touched by the paste.
+        try pane.waitFor("the rest as it was", showing: [lineRow("Punched cards, box of 500", "2", "1250", "2500.00"), listRow(1, "Ada Lovelace", "2761.56")])
+        try pane.keys("C-c")
+        try pane.waitForPrompt()
+    }
+
     /// `stty -a` for another terminal.
     private func stty(_ tty: String) throws -> String {
         try runCommand(["stty", "-a", "-F", tty]).output

@@ -89,6 +89,13 @@ final class TmuxPane {
         try run(["send-keys", "-t", "e2e", "-l", text])
     }
 
+    /// Pastes `text` as a terminal paste does (tmux `paste-buffer -p`: bracketed, when the
+    /// program asked for it), Tabs and newlines included.
+    func paste(_ text: String) throws {
+        try run(["set-buffer", "-b", "e2e-paste", "--", text])
+        try run(["paste-buffer", "-p", "-d", "-b", "e2e-paste", "-t", "e2e"])
+    }
+
     /// What the pane shows now (the alternate screen while the app runs).
     func capture() throws -> String {
         try run(["capture-pane", "-p", "-t", "e2e"])

@@ -1,7 +1,7 @@
 /// A key the user pressed, decoded from the bytes a terminal sends (see `KeyDecoder`).
 ///
 /// Modifier combinations the toolkit does not distinguish (Ctrl-Up, Shift-Home) decode to the
-/// plain key; Ctrl-letter keys that share a byte with another key (Ctrl-H is Backspace, Ctrl-I
+/// plain key (Ctrl-Left and Ctrl-Right, which move by word, and Alt-letter keys are their own); Ctrl-letter keys that share a byte with another key (Ctrl-H is Backspace, Ctrl-I
 /// is Tab, Ctrl-J and Ctrl-M are Enter) decode to that key.
 ///
 /// ```swift
@@ -51,6 +51,15 @@ public enum Key: Hashable, Sendable {
     /// A control key: `.control("c")` is Ctrl-C. Letters are lowercase; Ctrl-Space is
     /// `.control("@")`, and 0x1c...0x1f are `.control("\\")`, `"]"`, `"^"`, `"_"`.
     case control(Character)
+    /// An Alt (Meta) key: `.alt("b")` is Alt-B, sent by terminals as Escape then the key.
+    case alt(Character)
+    /// Ctrl-Left (or Alt-Left): a text field moves the cursor a word left.
+    case controlLeft
+    /// Ctrl-Right (or Alt-Right): a text field moves the cursor a word right.
+    case controlRight
+    /// Text pasted into the terminal (bracketed paste, which `Terminal` turns on): text, never
+    /// keys, so a pasted Tab or newline does not move the focus.
+    case paste(String)
     /// An escape sequence the decoder does not know, or a malformed or truncated one, with its
     /// bytes. It never swallows the keys that follow it.
     case unknown([UInt8])
@@ -78,6 +87,10 @@ extension Key: CustomStringConvertible {
         case .pageDown: return "PageDown"
         case .function(let n): return "F\(n)"
         case .control(let c): return "Ctrl-\(c.uppercased())"
+        case .alt(let c): return "Alt-\(c.uppercased())"
+        case .controlLeft: return "Ctrl-Left"
+        case .controlRight: return "Ctrl-Right"
+        case .paste(let text): return "Paste(\(text.count) characters)"
         case .unknown(let bytes):
             return "Unknown(" + bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined(separator: " ") + ")"
         }

@@ -7,7 +7,9 @@
 ///
 /// A lone Escape byte is ambiguous (it also starts every escape sequence), so the decoder holds
 /// it until either more bytes arrive or the app calls `flush()` after a short pause with no
-/// input (`Terminal.run` does this after `escapeDelay`).
+/// input (`Terminal.run` does this after `escapeDelay`). Escape then a printable character in
+/// the same read is an Alt-key chord (`.alt("b")`). A bracketed paste (`ESC [ 200 ~` … `ESC [ 201 ~`)
+/// is one `.paste(text)`, whatever it contains.
 ///
 /// ```swift
 /// var decoder = KeyDecoder()
@@ -28,7 +30,15 @@ public struct KeyDecoder: Sendable {
         /// Inside a UTF-8 sequence: how many continuation bytes are still needed, and the valid
         /// range of the next one.
         case utf8(remaining: Int, next: ClosedRange<UInt8>)
+        /// Inside a bracketed paste (after `ESC [ 200 ~`): collecting its bytes until
+        /// `ESC [ 201 ~`.
+        case paste
     }
+
+    /// The end of a bracketed paste.
+    private static let pasteEnd: [UInt8] = [0x1b, 0x5b, 0x32, 0x30, 0x31, 0x7e]
+    /// The most bytes one paste collects before it is delivered (a paste whose end never came).
+    private static let maximumPasteLength = 1 << 20
 
     /// The longest escape sequence kept before it is given up as unknown.
     private static let maximumSequenceLength = 32
@@ -41,7 +51,11 @@ public struct KeyDecoder: Sendable {
 
     /// Whether bytes are held waiting for the rest of a key (an escape sequence, a UTF-8
     /// character, or a lone Escape). The app should call `flush()` if nothing more arrives soon.
-    public var hasPendingInput: Bool { !pending.isEmpty }
+    public var hasPendingInput: Bool { !pending.isEmpty && !isPasting }
+
+    /// Whether a bracketed paste has started and not ended yet: its bytes are held, and
+    /// `flush()` leaves them (a long paste may arrive in several reads, with pauses).
+    public var isPasting: Bool { if case .paste = state { true } else { false } }
 
     /// Decodes a chunk of bytes, returning the keys it completes. Bytes of an unfinished key are
     /// kept for the next call.
@@ -65,9 +79,10 @@ public struct KeyDecoder: Sendable {
     /// decoder.flush()          // [.escape]
     /// ```
     public mutating func flush() -> [Key] {
+        if isPasting { return [] }
         defer { reset() }
         switch state {
-        case .ground: return []
+        case .ground, .paste: return []
         case .escape: return [.escape]
         case .csi, .ss3: return [.unknown(pending)]
         case .utf8: return [.character(Self.replacement)]
@@ -94,9 +109,12 @@ public struct KeyDecoder: Sendable {
             case 0x4f:  // O
                 pending.append(byte)
                 state = .ss3
+            case 0x20...0x7e:
+                // ESC then a printable character, in one read: an Alt-key chord.
+                keys.append(.alt(Character(Unicode.Scalar(byte))))
+                reset()
             default:
-                // ESC followed by anything else: the Escape key, then that byte on its own
-                // (an Alt-key chord decodes as Escape and the key).
+                // ESC followed by anything else: the Escape key, then that byte on its own.
                 keys.append(.escape)
                 reset()
                 ground(byte, into: &keys)
@@ -112,6 +130,11 @@ public struct KeyDecoder: Sendable {
                 }
             case 0x40...0x7e:  // final byte
                 pending.append(byte)
+                if pending == [0x1b, 0x5b, 0x32, 0x30, 0x30, 0x7e] {   // ESC [ 200 ~: a paste starts
+                    pending.removeAll(keepingCapacity: true)
+                    state = .paste
+                    return
+                }
                 keys.append(Self.csiKey(pending))
                 reset()
             default:
@@ -120,6 +143,17 @@ public struct KeyDecoder: Sendable {
                 keys.append(.unknown(pending))
                 reset()
                 ground(byte, into: &keys)
+            }
+
+        case .paste:
+            pending.append(byte)
+            if pending.count >= Self.pasteEnd.count, pending.suffix(Self.pasteEnd.count).elementsEqual(Self.pasteEnd) {
+                pending.removeLast(Self.pasteEnd.count)
+                keys.append(.paste(String(decoding: pending, as: UTF8.self)))
+                reset()
+            } else if pending.count >= Self.maximumPasteLength {
+                keys.append(.paste(String(decoding: pending, as: UTF8.self)))
+                pending.removeAll(keepingCapacity: true)   // still pasting: the rest follows
             }
 
         case .ss3:
@@ -214,6 +248,8 @@ public struct KeyDecoder: Sendable {
         switch final {
         case 0x41 where plain: return .up      // A
         case 0x42 where plain: return .down    // B
+        case 0x43 where first == 1 && numbers.count == 2 && [3, 5].contains(numbers[1] ?? 0): return .controlRight  // Ctrl/Alt-Right
+        case 0x44 where first == 1 && numbers.count == 2 && [3, 5].contains(numbers[1] ?? 0): return .controlLeft   // Ctrl/Alt-Left
         case 0x43 where plain: return .right   // C
         case 0x44 where plain: return .left    // D
         case 0x48 where plain: return .home    // H

@@ -104,8 +104,8 @@ public final class Terminal: Sendable {
                 output: output,
                 saved: saved,
                 raw: Self.rawMode(from: saved),
-                enter: (alternateScreen ? ANSI.enterAlternateScreen : "") + ANSI.hideCursor,
-                leave: ANSI.resetStyle + ANSI.showCursor + (alternateScreen ? ANSI.leaveAlternateScreen : "\r\n")
+                enter: (alternateScreen ? ANSI.enterAlternateScreen : "") + ANSI.hideCursor + ANSI.enableBracketedPaste,
+                leave: ANSI.disableBracketedPaste + ANSI.resetStyle + ANSI.showCursor + (alternateScreen ? ANSI.leaveAlternateScreen : "\r\n")
             )
             state.isActive = true
         }

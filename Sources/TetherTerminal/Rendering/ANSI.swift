@@ -9,6 +9,11 @@ public enum ANSI {
     public static let enterAlternateScreen = "\u{1b}[?1049h"
     /// Returns to the normal screen buffer, restoring what the user had on screen.
     public static let leaveAlternateScreen = "\u{1b}[?1049l"
+    /// Asks the terminal to mark pasted text (xterm 2004, bracketed paste): a paste arrives as
+    /// `ESC [ 200 ~` text `ESC [ 201 ~`, which `KeyDecoder` turns into one `Key.paste`.
+    public static let enableBracketedPaste = "\u{1b}[?2004h"
+    /// Ends bracketed paste.
+    public static let disableBracketedPaste = "\u{1b}[?2004l"
     /// Hides the cursor.
     public static let hideCursor = "\u{1b}[?25l"
     /// Shows the cursor.

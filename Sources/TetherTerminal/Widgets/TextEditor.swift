@@ -47,8 +47,50 @@ public struct TextEditor: Hashable, Sendable {
         case .end, .control("e"): return move(to: text.count)
         case .control("u"): return replace(String(text.dropFirst(cursor)), cursor: 0)
         case .control("k"): return replace(String(text.prefix(cursor)), cursor: cursor)
+        case .alt("b"), .controlLeft: return move(to: wordStart(before: cursor))
+        case .alt("f"), .controlRight: return move(to: wordEnd(after: cursor))
+        case .paste(let pasted): return insert(text: pasted)
         default: return .ignored
         }
+    }
+
+    /// Inserts pasted text at the cursor, as one line: line breaks and tabs become spaces, and
+    /// other control characters are left out (a paste is text, never keys).
+    ///
+    /// ```swift
+    /// var editor = TextEditor(text: "")
+    /// editor.insert(text: "Ada\tLovelace\n")   // text == "Ada Lovelace "
+    /// ```
+    @discardableResult
+    public mutating func insert(text pasted: String) -> Outcome {
+        var line = ""
+        for character in pasted {
+            switch character {
+            case "\r\n", "\n", "\r", "\t": line.append(" ")   // "\r\n" is one Character
+            default:
+                if character.unicodeScalars.allSatisfy({ $0.properties.generalCategory != .control }) { line.append(character) }
+            }
+        }
+        let before = String(text.prefix(cursor)) + line
+        return replace(before + text.dropFirst(cursor), cursor: before.count)
+    }
+
+    /// Where the word before `position` starts (spaces before it skipped).
+    private func wordStart(before position: Int) -> Int {
+        let characters = Array(text)
+        var index = position
+        while index > 0, characters[index - 1].isWhitespace { index -= 1 }
+        while index > 0, !characters[index - 1].isWhitespace { index -= 1 }
+        return index
+    }
+
+    /// Where the word after `position` ends (spaces before it skipped).
+    private func wordEnd(after position: Int) -> Int {
+        let characters = Array(text)
+        var index = position
+        while index < characters.count, characters[index].isWhitespace { index += 1 }
+        while index < characters.count, !characters[index].isWhitespace { index += 1 }
+        return index
     }
 
     /// Inserts a character at the cursor and moves the cursor after it. A combining mark joins

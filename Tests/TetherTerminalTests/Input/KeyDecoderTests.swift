@@ -100,15 +100,42 @@ private let esc: UInt8 = 0x1b
     }
 
     @Test func escapeFollowedByAnotherKeyIsEscapeThenThatKey() {
-        #expect(keys([esc, 0x61]) == [.escape, .character("a")])
         #expect(keys([esc, esc]) == [.escape, .escape])
         #expect(keys([esc, esc, 0x5b, 0x41]) == [.escape, .up])
         #expect(keys([esc, 0x0d]) == [.escape, .enter])
     }
 
     @Test func sequencesSplitAcrossChunks() {
-        let bytes = Array("\u{1b}[A\u{1b}[3~\u{1b}OB\u{1b}[1;5C\u{1b}[Z".utf8)
-        expectSameForEverySplit(bytes, [.up, .delete, .down, .right, .backTab])
+        let bytes = Array("\u{1b}[A\u{1b}[3~\u{1b}OB\u{1b}[1;5C\u{1b}[1;2C\u{1b}[Z".utf8)
+        expectSameForEverySplit(bytes, [.up, .delete, .down, .controlRight, .right, .backTab])
+    }
+
+    @Test func altKeysAndWordMovesAreTheirOwnKeys() {
+        // Escape then a printable character: an Alt chord (what M-b sends), not Esc and "b".
+        #expect(keys([esc, 0x62]) == [.alt("b")])
+        #expect(keys("\u{1b}f") == [.alt("f")])
+        // Ctrl and Alt with Left/Right move by word; Shift does not.
+        #expect(keys("\u{1b}[1;5D\u{1b}[1;3D\u{1b}[1;5C\u{1b}[1;3C\u{1b}[1;2D") == [.controlLeft, .controlLeft, .controlRight, .controlRight, .left])
+        // Esc pressed alone, then a key after a pause, stays Esc then the key.
+        var decoder = KeyDecoder()
+        #expect(decoder.decode([esc]) == [])
+        #expect(decoder.flush() == [.escape])
+        #expect(decoder.decode([0x62]) == [.character("b")])
+    }
+
+    @Test func aBracketedPasteIsTextNeverKeys() {
+        let paste = "Ada\tLovelace\r\nq\u{1b}[A 张伟"
+        let bytes = Array(("x\u{1b}[200~" + paste + "\u{1b}[201~y").utf8)
+        expectSameForEverySplit(bytes, [.character("x"), .paste(paste), .character("y")])
+        // A paste arriving in several reads, with pauses: flushing in between keeps it whole.
+        var decoder = KeyDecoder()
+        #expect(decoder.decode(Array("\u{1b}[200~abc".utf8)) == [])
+        #expect(decoder.isPasting && !decoder.hasPendingInput)
+        #expect(decoder.flush() == [])
+        #expect(decoder.decode(Array("def\u{1b}[20".utf8)) == [])
+        #expect(decoder.flush() == [])
+        #expect(decoder.decode(Array("1~z".utf8)) == [.paste("abcdef"), .character("z")])
+        #expect(!decoder.isPasting)
     }
 
     @Test func unknownSequenceBecomesUnknownAndFollowingKeysSurvive() {

@@ -3,8 +3,10 @@ import Glibc
 import Testing
 @testable import TetherTerminal
 
-private let enter = "\u{1b}[?1049h\u{1b}[?25l"
-private let leave = "\u{1b}[m\u{1b}[?25h\u{1b}[?1049l"
+/// What starting writes: the alternate screen, the cursor hidden, bracketed paste on.
+private let enter = "\u{1b}[?1049h\u{1b}[?25l\u{1b}[?2004h"
+/// What stopping writes: bracketed paste off, the style reset, the cursor shown, the screen back.
+private let leave = "\u{1b}[?2004l\u{1b}[m\u{1b}[?25h\u{1b}[?1049l"
 
 private func handlerAddress(_ signal: Int32) -> Int {
     var action = sigaction()
@@ -40,9 +42,9 @@ private func handlerAddress(_ signal: Int32) -> Int {
         let pty = try PseudoTerminal()
         let terminal = Terminal(input: pty.slave, output: pty.slave)
         try terminal.start(alternateScreen: false)
-        #expect(pty.output() == "\u{1b}[?25l")
+        #expect(pty.output() == "\u{1b}[?25l\u{1b}[?2004h")
         terminal.stop()
-        #expect(pty.output() == "\u{1b}[m\u{1b}[?25h\r\n")
+        #expect(pty.output() == "\u{1b}[?2004l\u{1b}[m\u{1b}[?25h\r\n")
     }
 
     @Test func theSignalHandlersRestoreWithTheSameCallsAsStop() throws {

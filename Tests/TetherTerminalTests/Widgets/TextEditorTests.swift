@@ -108,4 +108,26 @@ import TetherTerminal
         // Cursor at column 8 before scrolling: drop 一二 -> column 4.
         #expect(window.text == "三四五" && window.cursorColumn == 4)
     }
+    @Test func aPasteIsInsertedAsOneLine() {
+        var editor = TextEditor(text: "ab", cursor: 1)
+        #expect(editor.apply(.paste("X\tY\r\nZ\n\u{7}!")) == .edited)
+        #expect(editor.text == "aX Y Z !b")
+        #expect(editor.cursor == 8)
+    }
+
+    @Test func altBAndFAndCtrlArrowsMoveByWord() {
+        var editor = TextEditor(text: "Ada  Byron Lovelace")
+        #expect(editor.apply(.alt("b")) == .moved)
+        #expect(editor.cursor == 11)
+        #expect(editor.apply(.controlLeft) == .moved)
+        #expect(editor.cursor == 5)
+        #expect(editor.apply(.controlLeft) == .moved)
+        #expect(editor.cursor == 0)
+        #expect(editor.apply(.alt("f")) == .moved)
+        #expect(editor.cursor == 3)
+        #expect(editor.apply(.controlRight) == .moved)
+        #expect(editor.cursor == 10)
+        #expect(editor.apply(.alt("x")) == .ignored, "another Alt key does nothing (it is not Esc then x)")
+        #expect(editor.text == "Ada  Byron Lovelace")
+    }
 }
