@@ -64,7 +64,8 @@ Task { @MainActor in
     do {
         logOutput.hold()
         defer { logOutput.release() }   // `run` has restored the terminal by then
-        try await terminal.run(render: { app.render($0) }, handle: { app.handle($0) })
+        // Ctrl-Z suspends: what was typed is written first (a stopped process may never go on).
+        try await terminal.run(willSuspend: { try? store.flush() }, render: { app.render($0) }, handle: { app.handle($0) })
     } catch {
         fail("\(error)", status: 1)
     }

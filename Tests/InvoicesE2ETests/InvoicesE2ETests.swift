@@ -392,6 +392,39 @@ struct InvoicesE2ETests {
         try pane.waitForPrompt()
     }
 
+    @Test func ctrlZSuspendsAndFgBringsTheFormBack() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try pane.launch()
+        try pane.keys("Tab", "Tab")                             // the note
+        try pane.type("!")
+        try pane.keys("C-z")
+        var screen = try pane.waitForPrompt()
+        #expect(screen.contains("Stopped"), "the shell says the job stopped")
+        #expect(!screen.contains("Invoice #"), "the normal screen is back")
+        try waitForRow(pane.database, number: 1, "note", ["Analytical engine!"])
+        try pane.line("fg")
+        screen = try pane.waitFor("the form again", showing: ["Invoice #1", "Note       Analytical engine!", InvoiceHelp.text])
+        try pane.type("?")                                      // still in the note: the focus kept
+        try pane.waitFor("typing goes on", showing: ["Note       Analytical engine!?"])
+        try pane.keys("C-c")
+        try pane.waitForPrompt()
+        try waitForRow(pane.database, number: 1, "note", ["Analytical engine!?"])
+    }
+
+    @Test func sigquitEndsTheAppLikeSigtermWithoutACrashReport() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        let shell = try #require(Int32(try pane.paneValue("#{pane_pid}")))
+        try pane.launch()
+        let app = try #require(childProcesses(of: shell, named: "invoices").first)
+        kill(app, SIGQUIT)
+        let screen = try pane.waitForPrompt()
+        #expect(!screen.contains("Invoice #"), "the alternate screen is gone")
+        #expect(!screen.contains("Crash") && !screen.contains("Backtrace") && !screen.contains("Thread"), "\(screen)")
+        #expect(childProcesses(of: shell, named: "invoices").isEmpty, "ended, not running on")
+    }
+
     /// `stty -a` for another terminal.
     private func stty(_ tty: String) throws -> String {
         try runCommand(["stty", "-a", "-F", tty]).output

@@ -43,14 +43,17 @@ public enum TerminalError: Error, Hashable, Sendable, CustomStringConvertible {
 /// - on SIGTERM, SIGINT, SIGHUP and SIGQUIT: a signal handler restores the saved settings
 ///   and leaves the alternate screen with async-signal-safe calls only (`tcsetattr` and one
 ///   `write` of precomputed bytes), then re-raises the signal with its previous disposition,
-///   so the process ends as it would have;
+///   so the process ends as it would have. SIGQUIT is re-raised with the default action: the
+///   process ends, as for SIGTERM (the Swift runtime's handler would print a crash report and
+///   keep the process running);
 /// - on crash signals (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP: a Swift runtime
 ///   trap is SIGILL or SIGTRAP), the same, before the previous handler (the Swift backtracer,
 ///   or the default action) runs. Should the process live on after such a signal (a handler
 ///   that returns, as the Swift backtracer does for a SIGSEGV sent with `kill`), `run` switches
 ///   raw mode and the alternate screen back on and redraws;
-/// - on SIGTSTP (`kill -TSTP`), restored before the process stops, and raw mode and the
-///   alternate screen come back on SIGCONT, with a full redraw.
+/// - on SIGTSTP (`kill -TSTP`, or `suspend()`, which `run` calls for Ctrl-Z), restored before
+///   the process stops, and raw mode and the alternate screen come back on SIGCONT (`fg`), with
+///   a full redraw.
 ///
 /// SIGWINCH (a window resize) is turned into a `.resize` event by `run`.
 ///
@@ -109,6 +112,19 @@ public final class Terminal: Sendable {
             )
             state.isActive = true
         }
+    }
+
+    /// Suspends the process as Ctrl-Z does in a shell (raw mode turns that key into a
+    /// character): the terminal is restored, the process stops, and `fg` (SIGCONT) brings raw
+    /// mode, the alternate screen and a full redraw back. Does nothing if the terminal is not
+    /// active.
+    ///
+    /// ```swift
+    /// if key == .control("z") { terminal.suspend() }
+    /// ```
+    public func suspend() {
+        guard isActive else { return }
+        kill(getpid(), SIGTSTP)
     }
 
     /// Restores the terminal as it was before `start()`: settings, normal screen, visible
@@ -322,7 +338,14 @@ private let _terminatingHandler: @convention(c) (Int32, UnsafeMutablePointer<sig
         // Wakes the event loop: if the process survives the signal, it switches back on.
         _pokeResizePipe()
     }
-    _restorePreviousDisposition(signal)
+    if signal == SIGQUIT {
+        // Ends the process like SIGTERM: not the Swift runtime's crash report over the screen.
+        var action = sigaction()
+        _setHandler(&action, nil)
+        _ = sigaction(SIGQUIT, &action, nil)
+    } else {
+        _restorePreviousDisposition(signal)
+    }
     // A fault raised by the CPU happens again when the handler returns, now with the previous
     // disposition; anything else (a signal sent by a process, abort(), a trap) is raised again.
     // The signal is blocked while the handler runs, so it is delivered right after it returns.

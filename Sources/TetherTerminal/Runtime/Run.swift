@@ -32,6 +32,11 @@ extension Terminal {
     /// `escapeDelay` without further input (it also starts every escape sequence). Call
     /// `setNeedsDisplay()` when something other than a key changes what is shown.
     ///
+    /// `suspendKey` (Ctrl-Z unless nil) suspends the process as in any terminal program
+    /// (`suspend()`); `fg` brings the app back, redrawn. It does not reach `handle`;
+    /// `willSuspend` runs first (to write what the app holds: a stopped process may never be
+    /// continued, and a terminal closed meanwhile ends it).
+    ///
     /// ```swift
     /// try await terminal.run { size in
     ///     var screen = Screen(size: size)
@@ -47,13 +52,17 @@ extension Terminal {
     @MainActor
     public func run(
         escapeDelay: Duration = .milliseconds(50),
+        suspendKey: Key? = .control("z"),
+        willSuspend: (@MainActor () -> Void)? = nil,
         render: @escaping @MainActor (Size) -> Screen,
         handle: @escaping @MainActor (TerminalEvent) throws -> TerminalAction
     ) async throws {
         let startedHere = !isActive
         if startedHere { try start() }
         defer { if startedHere { stop() } }
-        let loop = _EventLoop(terminal: self, escapeDelay: escapeDelay, render: render, handle: handle)
+        let loop = _EventLoop(
+            terminal: self, escapeDelay: escapeDelay, suspendKey: suspendKey, willSuspend: willSuspend,
+            render: render, handle: handle)
         setLoop(loop)
         defer { setLoop(nil) }
         try await loop.run()
@@ -83,6 +92,8 @@ extension Terminal {
 final class _EventLoop {
     private let terminal: Terminal
     private let escapeDelay: DispatchTimeInterval
+    private let suspendKey: Key?
+    private let willSuspend: (@MainActor () -> Void)?
     private let render: @MainActor (Size) -> Screen
     private let handle: @MainActor (TerminalEvent) throws -> TerminalAction
 
@@ -101,10 +112,14 @@ final class _EventLoop {
     init(
         terminal: Terminal,
         escapeDelay: Duration,
+        suspendKey: Key?,
+        willSuspend: (@MainActor () -> Void)?,
         render: @escaping @MainActor (Size) -> Screen,
         handle: @escaping @MainActor (TerminalEvent) throws -> TerminalAction
     ) {
         self.terminal = terminal
+        self.suspendKey = suspendKey
+        self.willSuspend = willSuspend
         let (seconds, attoseconds) = escapeDelay.components
         self.escapeDelay = .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         self.render = render
@@ -184,6 +199,12 @@ final class _EventLoop {
     private func deliver(_ events: [TerminalEvent]) {
         for event in events {
             guard !isFinished else { return }
+            if let suspendKey, event == .key(suspendKey) {
+                // Stops here until `fg`; SIGCONT then redraws in full (see `resized`).
+                willSuspend?()
+                terminal.suspend()
+                continue
+            }
             do {
                 if try handle(event) == .quit {
                     finish(throwing: nil)
