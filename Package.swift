@@ -20,6 +20,8 @@ let package = Package(
         // Diagnostics (a binding that ended, changes that could not be written) go through
         // swift-log, so an app routes them where it routes its own logs.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        // The samples' command lines (`invoices --help`, `calculator --help`).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // `swift package generate-documentation`: the DocC catalogs in Sources/*/*.docc.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -48,12 +50,17 @@ let package = Package(
         ),
         .target(name: "TetherSQLite", dependencies: ["Tether", "CSQLite", .product(name: "Logging", package: "swift-log")]),
         .target(name: "TetherTerminal", dependencies: ["Tether"]),
-        .executableTarget(name: "calculator", dependencies: ["Tether"], path: "Samples/Calculator"),
+        .executableTarget(
+            name: "calculator", dependencies: ["Tether", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Samples/Calculator"),
         // The invoice form (the README's main command): the model, the app and its keys in a
         // library, so unit tests can drive them; the executable only parses flags and runs it.
         .target(
             name: "InvoiceKit",
-            dependencies: ["TetherSQLite", "TetherTerminal", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "TetherSQLite", "TetherTerminal", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Samples/InvoiceKit"
         ),
         .executableTarget(name: "invoices", dependencies: ["InvoiceKit"], path: "Samples/Invoices"),

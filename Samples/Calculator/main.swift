@@ -9,8 +9,20 @@
 // Type lines such as `a 3`, `b 4.5`, `c -1` (or `a=3`); a malformed number is reported and
 // changes nothing. End with Ctrl-D.
 
+import ArgumentParser
 import Foundation
 import Tether
+
+/// The command line: no options but `--help` (swift-argument-parser), then the lines of
+/// standard input.
+struct CalculatorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calculator",
+        abstract: "y = a + b + c from standard input, computed by a @Model and by combineLatest side by side.",
+        discussion: "Type lines such as `a 3`, `b 4.5`, `c -1` (or `a=3`); a malformed number is reported and changes nothing. End with Ctrl-D.")
+}
+
+_ = CalculatorCommand.parseOrExit()
 
 @Model
 final class Sum {

@@ -15,6 +15,8 @@ import TetherSQLite
 ///   columns stay in the table, untouched. Two copies opening the file at once convert it once.
 /// - A file that has an `Invoice` table of another shape is refused (`InvoiceFileError`), and
 ///   left as it was.
+/// - A file with tables of another program (and no invoices) is refused too, unless
+///   `adoptingOtherTables`: then the invoice tables are added beside them, without examples.
 ///
 /// ```swift
 /// let store = try openInvoiceStore(path: path)
@@ -24,10 +26,11 @@ public func openInvoiceStore(
     path: String,
     scheduler: any Scheduler = MainScheduler.shared,
     busyTimeout: Duration = .seconds(5),
-    watchesExternalChanges: Bool = true
+    watchesExternalChanges: Bool = true,
+    adoptingOtherTables: Bool = false
 ) throws -> Store {
     let migrator = try Migrator.builtIn()
-    let created = try prepareInvoiceFile(path: path, migrator: migrator, busyTimeout: busyTimeout)
+    let created = try prepareInvoiceFile(path: path, migrator: migrator, busyTimeout: busyTimeout, adopting: adoptingOtherTables)
     let store = try Store(
         path: path, scheduler: scheduler, migrator: migrator, busyTimeout: busyTimeout,
         watchesExternalChanges: watchesExternalChanges)
@@ -43,25 +46,40 @@ public func openInvoiceStore(
 public enum InvoiceFileError: Error, Equatable, CustomStringConvertible {
     /// The file has an `Invoice` table that the invoice app did not make.
     case foreignInvoiceTable(path: String, missing: [String])
+    /// The file has tables of another program, and adopting them was not asked for.
+    case otherProgramsTables(path: String, tables: [String])
 
     public var description: String {
         switch self {
+        case .otherProgramsTables(let path, let tables):
+            let shown = tables.prefix(5).joined(separator: ", ") + (tables.count > 5 ? ", …" : "")
+            return "\(path) holds tables of another program (\(shown)); it was left unchanged. To add the invoice tables beside them, run again with --adopt"
         case .foreignInvoiceTable(let path, let missing):
             return "\(path) has an Invoice table that is not the invoice app's (it lacks \(missing.joined(separator: ", "))); it was left unchanged"
         }
     }
 }
 
-/// Brings the file at `path` to the current tables and says whether it created them (a new
-/// file, which gets the examples).
+/// Brings the file at `path` to the current tables and says whether it created them in a file
+/// that held nothing else (a new file, which gets the examples).
 ///
 /// The migrations of `schema/` are applied by `migrator`, each in its own transaction. A file
 /// that the invoice app wrote before `schema/003_invoice.sql` was recorded as a migration (the
 /// store created the table from the model) has that migration recorded first, after checking
 /// that its table is the one the file describes; `005_invoice_lines.sql` then converts it.
-func prepareInvoiceFile(path: String, migrator: Migrator, busyTimeout: Duration) throws -> Bool {
+func prepareInvoiceFile(path: String, migrator: Migrator, busyTimeout: Duration, adopting: Bool = false) throws -> Bool {
     let connection = try Connection(path: path, options: Connection.Options(busyTimeout: busyTimeout))
     let firstVersion = try migration("003_invoice.sql", in: migrator)
+    // Tables of another program, in a file without invoices: not touched unless adopted.
+    let ours: Set<String> = ["Invoice", "Customer", "InvoiceLine"]
+    let others = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .compactMap { row -> String? in
+            guard case .text(let name) = row.values.first else { return nil }
+            return ours.contains(name) || name.hasPrefix("tether_") || name.hasPrefix("sqlite_") ? nil : name
+        }
+    if !others.isEmpty, !(try connection.tableExists("Invoice")), !adopting {
+        throw InvoiceFileError.otherProgramsTables(path: path, tables: others)
+    }
     /// Whether the file has an `Invoice` table that no record says `003_invoice.sql` made.
     func unrecorded() throws -> Bool {
         guard try connection.tableExists("Invoice") else { return false }
@@ -87,7 +105,8 @@ func prepareInvoiceFile(path: String, migrator: Migrator, busyTimeout: Duration)
         }
     }
     let applied = try migrator.migrate(connection)
-    return applied.contains { $0.name == firstVersion.name }
+    // Examples only in a file that held nothing else.
+    return applied.contains { $0.name == firstVersion.name } && others.isEmpty
 }
 
 /// The migration named `name` of `migrator`.

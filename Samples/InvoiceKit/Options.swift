@@ -1,7 +1,10 @@
-/// The `invoices` command line, parsed by hand (no argument-parsing dependency):
+import ArgumentParser
+
+/// The `invoices` command line (swift-argument-parser: `--help`, errors and shell completion
+/// behave as in every Swift command-line tool):
 ///
 /// ```
-/// invoices [--database PATH]
+/// invoices [--database PATH] [--adopt]
 /// invoices --help
 /// ```
 ///
@@ -10,78 +13,51 @@
 /// directory rule: a relative `XDG_DATA_HOME` is ignored).
 ///
 /// ```swift
-/// switch InvoicesOptions.parse(["--database", "/tmp/a.sqlite"], environment: [:]) {
-/// case .run(let options): print(options.databasePath)   // /tmp/a.sqlite
-/// case .help: print(InvoicesOptions.usage)
-/// case .failure(let message): print(message)
-/// }
+/// let options = try InvoicesOptions.parse(["--database", "/tmp/a.sqlite"])
+/// try options.databasePath(environment: [:])   // "/tmp/a.sqlite"
 /// ```
-public struct InvoicesOptions: Hashable, Sendable {
+public struct InvoicesOptions: ParsableCommand, Sendable {
+    public static let configuration = CommandConfiguration(
+        commandName: "invoices",
+        abstract: "An invoice form in the terminal, kept in an SQLite file: every edit is saved at once.",
+        discussion: """
+            A new file gets a few example invoices. A file written by an earlier version (one \
+            quantity and unit price per invoice) is converted when opened. A file with tables \
+            of another program is left alone unless --adopt is given.
+
+            Keys: Tab/Shift-Tab/Up/Down move, Enter confirms, Esc reverts the field, Ctrl-L adds \
+            a line, Ctrl-K deletes one, Ctrl-N adds an invoice, Ctrl-D deletes it, Ctrl-Z \
+            suspends, Ctrl-C (or q while the list has the focus) quits.
+            """)
+
     /// The SQLite file the invoices are kept in (created if missing).
-    public var databasePath: String
+    @Option(name: .long, help: ArgumentHelp(
+        "The SQLite file (created if missing). Default: $XDG_DATA_HOME/tether/invoices.sqlite, or ~/.local/share/tether/invoices.sqlite without XDG_DATA_HOME.",
+        valueName: "path"))
+    public var database: String?
 
-    /// Creates options.
-    public init(databasePath: String) {
-        self.databasePath = databasePath
+    /// Add the invoice tables to a file that has tables of another program.
+    @Flag(name: .long, help: "Add the invoice tables to a database that has tables of another program (without this, such a file is refused and left unchanged).")
+    public var adopt = false
+
+    /// Options with the defaults (`ParsableCommand` needs it).
+    public init() {}
+
+    public func validate() throws {
+        if let database, database.isEmpty { throw ValidationError("--database needs a path") }
     }
 
-    /// What the command line asks for.
-    public enum Parsed: Hashable, Sendable {
-        /// Run the form with these options.
-        case run(InvoicesOptions)
-        /// Print the usage and exit.
-        case help
-        /// The command line is wrong: print this message and the usage, and exit with status 2.
-        case failure(String)
-    }
-
-    /// The usage text `--help` prints.
-    public static let usage = """
-        usage: invoices [--database PATH]
-
-        An invoice form in the terminal, kept in an SQLite file: every edit is saved at once.
-
-          --database PATH   the SQLite file (created if missing; a new one gets a few example
-                            invoices). Default: $XDG_DATA_HOME/tether/invoices.sqlite, or
-                            ~/.local/share/tether/invoices.sqlite without XDG_DATA_HOME
-          -h, --help        show this help
-
-        Keys: Tab/Shift-Tab/Up/Down move, Enter confirms, Esc reverts the field, Ctrl-N adds an
-        invoice, Ctrl-D deletes it, Ctrl-C (or q while the list has the focus) quits.
-        """
-
-    /// Parses the arguments (without the program's name); `environment` supplies the default
-    /// path's `XDG_DATA_HOME` and `HOME`.
-    public static func parse(_ arguments: [String], environment: [String: String]) -> Parsed {
-        var databasePath: String?
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            switch argument {
-            case "-h", "--help":
-                return .help
-            case "--database":
-                guard index + 1 < arguments.count, !arguments[index + 1].isEmpty else {
-                    return .failure("--database needs a path")
-                }
-                databasePath = arguments[index + 1]
-                index += 1
-            default:
-                if argument.hasPrefix("--database=") {
-                    let path = String(argument.dropFirst("--database=".count))
-                    guard !path.isEmpty else { return .failure("--database needs a path") }
-                    databasePath = path
-                } else {
-                    return .failure("unknown argument: \(argument)")
-                }
-            }
-            index += 1
-        }
-        if let databasePath { return .run(InvoicesOptions(databasePath: databasePath)) }
-        guard let path = defaultDatabasePath(environment: environment) else {
-            return .failure("neither XDG_DATA_HOME nor HOME is set: give the database with --database PATH")
-        }
-        return .run(InvoicesOptions(databasePath: path))
+    /// The database file: `--database`, or the default for `environment` (its
+    /// `XDG_DATA_HOME` and `HOME`).
+    ///
+    /// ```swift
+    /// try InvoicesOptions.parse([]).databasePath(environment: ["HOME": "/home/ada"])
+    /// // "/home/ada/.local/share/tether/invoices.sqlite"
+    /// ```
+    public func databasePath(environment: [String: String]) throws(InvoicesOptionsError) -> String {
+        if let database { return database }
+        guard let path = Self.defaultDatabasePath(environment: environment) else { throw .noDefaultDatabase }
+        return path
     }
 
     /// The default database file for `environment`, or nil if neither `XDG_DATA_HOME` (an
@@ -103,5 +79,17 @@ public struct InvoicesOptions: Hashable, Sendable {
 
     private static func join(_ directory: String, _ rest: String) -> String {
         directory.hasSuffix("/") ? directory + rest : directory + "/" + rest
+    }
+}
+
+/// Why the command line gives no database.
+public enum InvoicesOptionsError: Error, Equatable, CustomStringConvertible {
+    /// No `--database`, and neither `XDG_DATA_HOME` nor `HOME` to put the default under.
+    case noDefaultDatabase
+
+    public var description: String {
+        switch self {
+        case .noDefaultDatabase: return "neither XDG_DATA_HOME nor HOME is set: give the database with --database PATH"
+        }
     }
 }

@@ -1,7 +1,7 @@
 // `swift run invoices`: the invoice form in the terminal, kept in an SQLite file.
 //
-//   invoices [--database PATH]     (default: $XDG_DATA_HOME/tether/invoices.sqlite,
-//                                   else ~/.local/share/tether/invoices.sqlite)
+//   invoices [--database PATH] [--adopt]   (default: $XDG_DATA_HOME/tether/invoices.sqlite,
+//                                           else ~/.local/share/tether/invoices.sqlite)
 //
 // The models live on the main thread: the store is opened here, with its default scheduler
 // (MainScheduler), and `Terminal.run` runs everything on the main actor, which the main
@@ -26,18 +26,20 @@ func fail(_ message: String, status: Int32) -> Never {
     exit(status)
 }
 
-let options: InvoicesOptions
-switch InvoicesOptions.parse(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
-case .run(let parsed):
-    options = parsed
-case .help:
-    print(InvoicesOptions.usage)
-    exit(0)
-case .failure(let message):
-    fail("\(message)\n\n\(InvoicesOptions.usage)", status: 2)
+let options = InvoicesOptions.parseOrExit()
+let environment = ProcessInfo.processInfo.environment
+let path: String
+do {
+    path = try options.databasePath(environment: environment)
+} catch {
+    fail("\(error)", status: 2)
+}
+// The form needs a terminal that can show it, before any file is touched.
+if let problem = terminalProblem(environment: environment, standardInputIsTerminal: isatty(STDIN_FILENO) == 1,
+                                 standardOutputIsTerminal: isatty(STDOUT_FILENO) == 1) {
+    fail(problem, status: 1)
 }
 
-let path = options.databasePath
 let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
 do {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -46,13 +48,10 @@ do {
 }
 
 let terminal = Terminal()
-guard isatty(terminal.input) == 1 else {
-    fail("standard input is not a terminal: run invoices in a terminal", status: 1)
-}
 
 let store: Store
 do {
-    store = try openInvoiceStore(path: path)
+    store = try openInvoiceStore(path: path, adoptingOtherTables: options.adopt)
 } catch {
     fail("cannot open \(path): \(error)", status: 1)
 }

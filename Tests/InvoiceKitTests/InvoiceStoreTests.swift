@@ -127,6 +127,26 @@ struct InvoiceStoreTests {
         #expect(try database.rows("SELECT * FROM Invoice") == [[1, 12.5]])
     }
 
+    @Test func anotherProgramsDatabaseIsLeftAloneUnlessAdopted() throws {
+        let database = try TemporaryDatabase()
+        do {
+            let connection = try Connection(path: database.path)
+            try connection.execute("CREATE TABLE Notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO Notes (text) VALUES ('keep me')")
+        }
+        let error = #expect(throws: InvoiceFileError.self) {
+            try openInvoiceStore(path: database.path, scheduler: TestScheduler())
+        }
+        #expect(error == .otherProgramsTables(path: database.path, tables: ["Notes"]))
+        #expect("\(error.map { "\($0)" } ?? "")".hasSuffix("it was left unchanged. To add the invoice tables beside them, run again with --adopt"))
+        #expect(try database.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") == [["Notes"]])
+        // Adopted: the invoice tables beside the other program's, and no example invoices in it.
+        let store = try openInvoiceStore(path: database.path, scheduler: TestScheduler(), adoptingOtherTables: true)
+        #expect(try store.fetch(Invoice.self).isEmpty)
+        #expect(try database.rows("SELECT text FROM Notes") == [["keep me"]])
+        // Once adopted, it opens without the flag.
+        _ = try openInvoiceStore(path: database.path, scheduler: TestScheduler())
+    }
+
     @Test func aConversionThatFailsChangesNothing() throws {
         // A database that cannot be written (another connection holds the write lock) is not
         // half converted: the opening fails and the file is as it was.

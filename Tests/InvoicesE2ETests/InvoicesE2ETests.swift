@@ -425,6 +425,44 @@ struct InvoicesE2ETests {
         #expect(childProcesses(of: shell, named: "invoices").isEmpty, "ended, not running on")
     }
 
+    @Test func theCommandLineAndTheTerminalItNeeds() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        let binary = TmuxPane.binary
+        /// Runs `command` in the pane's shell and waits until its output shows `text` and the
+        /// shell's prompt is back.
+        func run(_ command: String, shows text: String) throws {
+            try pane.line(command)
+            try pane.waitFor("\(text)") { $0.contains(text) && lastLine($0) == TmuxPane.prompt }
+        }
+        // --help, by swift-argument-parser.
+        try run("'\(binary)' --help", shows: "USAGE: invoices [--database <path>] [--adopt]")
+        // Refused before any file is touched: no terminal for the output, TERM=dumb, LC_ALL=C.
+        try run("'\(binary)' --database '\(pane.database)' > '\(pane.directory)/out.txt'",
+                shows: "invoices: standard output is not a terminal")
+        try run("TERM=dumb '\(binary)' --database '\(pane.database)'", shows: "invoices: TERM=dumb cannot show the form")
+        try run("LC_ALL=C '\(binary)' --database '\(pane.database)'", shows: "invoices: the locale C is not UTF-8")
+        #expect(!FileManager.default.fileExists(atPath: pane.database), "no file made")
+        try run("'\(binary)' --database=", shows: "Missing value for '--database <path>'")
+        // The calculator sample has a --help too (it used to read standard input instead).
+        let calculator = URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("calculator").path
+        try run("'\(calculator)' --help", shows: "OVERVIEW: y = a + b + c from standard input")
+    }
+
+    @Test func anotherProgramsDatabaseIsRefusedUnlessAdopted() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try Connection(path: pane.database).execute("CREATE TABLE Notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO Notes (text) VALUES ('keep me')")
+        try pane.line("'\(TmuxPane.binary)' --database '\(pane.database)'")
+        try pane.waitFor("the refusal") { $0.contains("holds tables of another program (Notes); it was left unchanged.") && lastLine($0) == TmuxPane.prompt }
+        #expect(try Connection(path: pane.database).rows("SELECT name FROM sqlite_master WHERE type = 'table'").map(\.values) == [["Notes"]])
+        try pane.line("'\(TmuxPane.binary)' --database '\(pane.database)' --adopt")
+        try pane.waitFor("an empty form", showing: ["No invoice. Ctrl-N adds one."])
+        try pane.keys("C-c")
+        try pane.waitForPrompt()
+        #expect(try Connection(path: pane.database).rows("SELECT text FROM Notes").map(\.values) == [["keep me"]])
+    }
+
     /// `stty -a` for another terminal.
     private func stty(_ tty: String) throws -> String {
         try runCommand(["stty", "-a", "-F", tty]).output
