@@ -1,4 +1,5 @@
 import Logging
+import Synchronization
 import TetherSQLite
 import TetherTerminal
 
@@ -39,8 +40,21 @@ public final class InvoiceApp {
     /// The help line's text.
     public static let help =
         "Tab/↑↓ move · Enter confirm · Esc revert · ^L add line · ^K delete line · ^N new invoice · ^D delete · ^C quit"
-    /// Columns of the list.
-    public static let listWidth = 40
+    /// The help line in a narrower window (80 columns).
+    public static let shortHelp = "Tab/↑↓ move · ^L/^K line · ^N new · ^D delete · ^Z suspend · ^C quit"
+    /// Columns of the list in a wide window (120 columns).
+    public nonisolated static let listWidth = 40
+    /// The smallest window the form is shown in; below it, the app says so and takes no edits.
+    public static let minimumSize = Size(width: 72, height: 18)
+
+    /// Columns of the list in a window `width` columns wide: 40 from 120 columns, 24 at 80.
+    ///
+    /// ```swift
+    /// InvoiceApp.listWidth(for: 80)    // 24
+    /// ```
+    public nonisolated static func listWidth(for width: Int) -> Int {
+        max(24, min(listWidth, 24 + (width - 80) * 16 / 40))
+    }
     /// Columns of an amount below the lines: a total of many of the largest lines fits.
     public static let totalWidth = 22
 
@@ -63,9 +77,9 @@ public final class InvoiceApp {
     public private(set) var lineRows: [InvoiceLineRow] = []
     /// The discount in percent; empty for none.
     public let discount = NumberField<Double?>(
-        "Discount %", width: 14, parse: InvoiceApp.parseOptionalPercent, format: { $0.map(NumberText.format) ?? "" })
+        "Discount %", width: 10, parse: InvoiceApp.parseOptionalPercent, format: { $0.map(NumberText.format) ?? "" })
     /// The tax rate in percent.
-    public let tax = NumberField<Double>.decimal("Tax %", range: 0...100, width: 14)
+    public let tax = NumberField<Double>.decimal("Tax %", range: 0...100, width: 10)
     /// The sum of the lines' amounts.
     public let subtotal: ComputedField<Money?>
     /// The discount's amount.
@@ -75,7 +89,7 @@ public final class InvoiceApp {
     /// The total.
     public let total: ComputedField<Money?>
     /// The bottom line: a message (a question, an error) and the help.
-    public let status = StatusLine(help: InvoiceApp.help)
+    public let status = StatusLine(help: InvoiceApp.help, shortHelp: InvoiceApp.shortHelp)
     /// The focus: the list, the customer, the note, each line's fields, the discount, the tax.
     /// Made again when the lines change.
     public private(set) var form: Form
@@ -96,6 +110,13 @@ public final class InvoiceApp {
     private var showsAllCustomers = false
 
     private let needsDisplay: @Sendable () -> Void
+    /// The columns of a list row now (39 in a 120-column window): set by `render`, read by the
+    /// list's format.
+    private let listColumns = _SharedInt(39)
+    /// The window's size at the last render.
+    private var size = Size(width: 120, height: 40)
+    /// Whether the window is smaller than `minimumSize` (nothing is shown but that, no edits).
+    private var isTooSmall: Bool { size.width < Self.minimumSize.width || size.height < Self.minimumSize.height }
     /// What the fields are bound to while no invoice is selected (never stored, never shown).
     private let blank = Invoice()
     /// The text of the customer field.
@@ -137,7 +158,10 @@ public final class InvoiceApp {
         self.store = store
         self.title = title
         self.needsDisplay = needsDisplay
-        list = ListView<Invoice>(title: "Invoices", height: 10_000, emptyText: "(none: Ctrl-N adds one)") { InvoiceApp.row(for: $0) }
+        let listColumns = self.listColumns
+        list = ListView<Invoice>(title: "Invoices", height: 10_000, emptyText: "(none: Ctrl-N adds one)") {
+            InvoiceApp.row(for: $0, width: listColumns.load())
+        }
         let money: @Sendable (Money?) -> String = { $0.map { "\($0.roundedToCents())" } ?? "" }
         subtotal = ComputedField("Subtotal", observe(current, \.invoice?.subtotal), width: Self.totalWidth, alignment: .trailing, format: money)
         discountAmount = ComputedField("Discount", observe(current, \.invoice?.discountAmount), width: Self.totalWidth, alignment: .trailing, format: money)
@@ -184,7 +208,9 @@ public final class InvoiceApp {
     public func handle(_ event: TerminalEvent) -> TerminalAction {
         switch event {
         case .key(let key): return handle(key)
-        case .resize: return .continue
+        case .resize(let newSize):
+            size = newSize
+            return .continue
         case .inputClosed: return .quit
         }
     }
@@ -204,6 +230,10 @@ public final class InvoiceApp {
             status.setMessage(nil)
         }
         if key == .control("c") { return quit() }
+        if isTooSmall {
+            // Nothing is shown to edit: no key edits anything (q still quits, as in the list).
+            return key == .character("q") ? quit() : .continue
+        }
         if let deletion = pendingDeletion {
             pendingDeletion = nil
             answer(deletion, confirmed: key == .character("y") || key == .character("Y"))
@@ -266,7 +296,7 @@ public final class InvoiceApp {
         let invalid = invalidFields
         guard !invalid.isEmpty else { return .quit }
         quitAsked = true
-        status.setMessage("Not saved: \(invalid.joined(separator: ", ")) (kept as before). Ctrl-C again quits; another key goes back.")
+        status.setMessage("Not saved: \(invalid.joined(separator: ", ")). Ctrl-C again quits, another key goes back.")
         return .continue
     }
 
@@ -301,9 +331,18 @@ public final class InvoiceApp {
     /// print(screen.lines.joined(separator: "\n"))
     /// ```
     public func render(_ size: Size) -> Screen {
+        self.size = size
         var screen = Screen(size: size)
         guard size.width > 0, size.height > 0 else { return screen }
         let theme = form.theme
+        if isTooSmall {
+            let minimum = Self.minimumSize
+            let lines = ["Window too small: \(size.width)x\(size.height).", "Make it at least \(minimum.width)x\(minimum.height);", "nothing is edited until then.", "Ctrl-C quits."]
+            for (index, line) in lines.enumerated() where index < size.height {
+                screen.put(DisplayWidth.truncated(line, to: size.width - 1), at: Position(x: 1, y: index), style: index == 0 ? theme.error : theme.label, limit: size.width)
+            }
+            return screen
+        }
         let (body, bar) = screen.bounds.dividedRows(at: size.height - 1)
         let state = saveState
         // The save state first (the path gives way to it), at the right of the title row.
@@ -314,7 +353,9 @@ public final class InvoiceApp {
         let stateStyle = if case .notSaved = state { theme.error } else { theme.placeholder }
         screen.put(stateText, at: Position(x: stateX, y: 0), style: stateStyle, limit: body.maxX)
         let content = body.inset(top: 2, left: 1)
-        let (left, right) = content.dividedColumns(at: Self.listWidth)
+        let listWidth = Self.listWidth(for: size.width)
+        listColumns.store(listWidth - 1)
+        let (left, right) = content.dividedColumns(at: listWidth)
         form.render([list], into: &screen, in: left)
         for y in right.y..<right.maxY {
             screen.put("│", at: Position(x: right.x + 1, y: y), style: theme.placeholder, limit: right.maxX)
@@ -342,9 +383,14 @@ public final class InvoiceApp {
         // The lines: a header, as many rows as fit with room for the amounts below, an error.
         let below = 7
         let rows = max(1, rect.maxY - y - 2 - below)
-        let textWidth = max(8, min(InvoiceLineRow.textWidth,
-                                   rect.width - 3 - InvoiceLineRow.quantityWidth - InvoiceLineRow.moneyWidth - InvoiceLineRow.amountWidth))
-        let columns = [textWidth, InvoiceLineRow.quantityWidth, InvoiceLineRow.moneyWidth, InvoiceLineRow.amountWidth]
+        // Narrower columns in a narrower window (80 columns); an amount that no longer fits
+        // shows as #### (never as another number).
+        let wide = rect.width >= 70
+        let quantityWidth = wide ? InvoiceLineRow.quantityWidth : 7
+        let priceWidth = wide ? InvoiceLineRow.moneyWidth : 12
+        let amountWidth = wide ? InvoiceLineRow.amountWidth : 14
+        let textWidth = max(8, min(InvoiceLineRow.textWidth, rect.width - 3 - quantityWidth - priceWidth - amountWidth))
+        let columns = [textWidth, quantityWidth, priceWidth, amountWidth]
         var x = rect.x
         for (title, width) in zip(["Description", "Qty", "Unit price", "Amount"], columns) {
             let shown = title == "Amount" ? String(repeating: " ", count: max(0, width - title.count)) + title : title
@@ -387,25 +433,25 @@ public final class InvoiceApp {
         }
     }
 
-    /// One row of the list: the number, the customer (cut to fit, by display width: a Chinese
-    /// character takes two columns) and the total, right-aligned (`###########` when it does
-    /// not fit).
+    /// One row of the list, `width` columns: the number, the customer (cut to fit, by display
+    /// width: a Chinese character takes two columns) and the total, right-aligned
+    /// (`###########` when it does not fit).
     ///
     /// ```swift
     /// InvoiceApp.row(for: invoice)   // "#1   Ada Lovelace             2759.40"
     /// ```
-    public nonisolated static func row(for invoice: Invoice) -> String {
+    public nonisolated static func row(for invoice: Invoice, width: Int = 39) -> String {
         // At least one space after the number, however many digits it has.
         let tag = "#\(invoice.number)"
         let numberWidth = max(5, tag.count + 1)
         let number = fit(tag, width: numberWidth)
-        let name = invoice.customerName
-        let customer = fit(name.isEmpty ? "(no customer)" : name, width: max(1, 27 - numberWidth))
-        // A total too wide for its 11 columns shows as ###########, never as another number.
+        // A total too wide for its 11 columns shows as ###########, never as another number;
+        // the customer takes what is left (a space before the total).
         var total = "\(invoice.total)"
         if DisplayWidth.of(total) > 11 { total = String(repeating: "#", count: 11) }
-        let padding = String(repeating: " ", count: 12 - DisplayWidth.of(total))
-        return number + customer + padding + total
+        let name = invoice.customerName
+        let customer = fit(name.isEmpty ? "(no customer)" : name, width: max(1, width - numberWidth - 1 - DisplayWidth.of(total)))
+        return number + customer + " " + total
     }
 
     /// `text` cut or padded with spaces to exactly `width` columns; cut text ends with "…".
@@ -764,4 +810,14 @@ public final class InvoiceApp {
 @Model
 final class CustomerDraft {
     var text = ""
+}
+
+/// An integer shared with a `@Sendable` closure (the list's format reads the row width the
+/// last render chose).
+final class _SharedInt: Sendable {
+    private let value: Atomic<Int>
+    init(_ value: Int) { self.value = Atomic(value) }
+    /// The value (relaxed: it is a layout hint, read and written on the main thread).
+    func load() -> Int { value.load(ordering: .relaxed) }
+    func store(_ newValue: Int) { value.store(newValue, ordering: .relaxed) }
 }

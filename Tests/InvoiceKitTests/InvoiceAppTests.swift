@@ -57,6 +57,37 @@ struct InvoiceAppTests {
         #expect(screen.cursor == nil)
     }
 
+    @Test func at80x24TheFormFitsWithNarrowerColumns() throws {
+        let h = try Harness()
+        let screen = h.app.render(Size(width: 80, height: 24))
+        let lines = screen.lines.map { String($0.reversed().drop(while: { $0 == " " }).reversed()) }
+        #expect(InvoiceApp.listWidth(for: 80) == 24 && InvoiceApp.listWidth(for: 120) == 40)
+        #expect(lines[3] == " #1   Ada Lovel… 2761.56  │")
+        #expect(lines[7].hasSuffix("│ Description      Qty     Unit price           Amount"))
+        #expect(lines[8].hasSuffix("│ Punched cards, … 2       1250                2500.00"))
+        #expect(lines[17].hasSuffix("│ Total                     2761.56"))
+        #expect(lines[23] == InvoiceApp.shortHelp, "the short help, whole: its quit key included")
+        #expect(screen.lines.allSatisfy { DisplayWidth.of($0) == 80 })
+    }
+
+    @Test func belowTheMinimumSizeTheAppSaysSoAndTakesNoEdits() throws {
+        let h = try Harness()
+        let invoice = try #require(h.app.current.invoice)
+        _ = h.app.handle(.resize(Size(width: 40, height: 12)))
+        let lines = h.app.render(Size(width: 40, height: 12)).lines
+        #expect(lines[0].hasPrefix(" Window too small: 40x12."))
+        #expect(lines[1].hasPrefix(" Make it at least 72x18;"))
+        h.press(.tab, .tab)
+        h.type("abc")
+        h.press(.control("l"), .control("d"), .control("n"))
+        #expect(invoice.note == "Analytical engine" && invoice.lines.count == 2 && h.app.list.items.count == 3, "nothing edited")
+        #expect(h.press(.character("q")) == .quit)
+        _ = h.app.handle(.resize(Size(width: 80, height: 24)))
+        h.press(.tab, .tab)
+        h.type("!")
+        #expect(invoice.note == "Analytical engine!", "big enough again: edits")
+    }
+
     @Test func rowsAndFitMeasureChineseTextByDisplayWidth() {
         #expect(InvoiceApp.fit("张伟 (Zhang Wei)", width: 8) == "张伟 (Z…")
         #expect(InvoiceApp.fit("张伟", width: 6) == "张伟  ")
@@ -67,7 +98,7 @@ struct InvoiceAppTests {
         invoice.customer = Customer(name: "王小明王小明王小明王小明王小明")
         invoice.lines = [InvoiceLine(quantity: 1, unitPrice: Money("1234.5")!)]
         let row = InvoiceApp.row(for: invoice)
-        #expect(row == "#12  王小明王小明王小明王…      1234.50")
+        #expect(row == "#12  王小明王小明王小明王小明…  1234.50")
         #expect(DisplayWidth.of(row) == 39)
         invoice.customer = nil
         #expect(InvoiceApp.row(for: invoice) == "#12  (no customer)              1234.50")
@@ -450,8 +481,8 @@ struct InvoiceAppTests {
         h.type("150")
         #expect(invoice.discount == 10, "never 15, nor 150")
         #expect(h.press(.control("c")) == .continue, "asked first")
-        #expect(h.app.status.currentMessage == "Not saved: Discount % \"150\" (kept as before). Ctrl-C again quits; another key goes back.")
-        #expect(h.lines()[39].hasPrefix("Not saved: Discount % \"150\" (kept as before)."))
+        #expect(h.app.status.currentMessage == "Not saved: Discount % \"150\". Ctrl-C again quits, another key goes back.")
+        #expect(h.lines()[39].hasPrefix("Not saved: Discount % \"150\"."))
         // Another key goes back, and does what it does.
         h.press(.backspace)
         #expect(h.app.status.currentMessage == nil)

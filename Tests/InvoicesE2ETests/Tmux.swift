@@ -96,6 +96,11 @@ final class TmuxPane {
         try run(["paste-buffer", "-p", "-d", "-b", "e2e-paste", "-t", "e2e"])
     }
 
+    /// Resizes the window (the app gets SIGWINCH), as a person dragging its corner does.
+    func resize(width: Int, height: Int) throws {
+        try run(["resize-window", "-t", "e2e", "-x", "\(width)", "-y", "\(height)"])
+    }
+
     /// What the pane shows now (the alternate screen while the app runs).
     func capture() throws -> String {
         try run(["capture-pane", "-p", "-t", "e2e"])

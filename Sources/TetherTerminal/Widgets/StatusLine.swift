@@ -8,11 +8,19 @@
 public final class StatusLine: Widget {
     /// The help text: which keys do what.
     public let help: String
+    /// A shorter help text, shown when `help` does not fit (a narrow window); nil: `help`, cut.
+    public let shortHelp: String?
     private let message: _Locked<String?>
 
-    /// Creates a status line with its help text and an optional message.
-    public init(help: String, message: String? = nil) {
+    /// Creates a status line with its help text (and a shorter one for narrow windows) and an
+    /// optional message.
+    ///
+    /// ```swift
+    /// StatusLine(help: "Tab/Shift-Tab move · Enter confirm · Esc revert · Ctrl-C quit", shortHelp: "Tab move · ^C quit")
+    /// ```
+    public init(help: String, shortHelp: String? = nil, message: String? = nil) {
         self.help = help
+        self.shortHelp = shortHelp
         self.message = _Locked(message)
     }
 
@@ -30,11 +38,13 @@ public final class StatusLine: Widget {
         let style = context.theme.status
         let row = Rect(x: rect.x, y: rect.y, width: rect.width, height: 1)
         screen.fill(row, style: style)
+        let help = DisplayWidth.of(self.help) <= rect.width ? self.help : (shortHelp ?? self.help)
         guard let message = currentMessage, !message.isEmpty else {
-            screen.put(help, at: Position(x: rect.x, y: rect.y), style: style, limit: rect.maxX)
+            screen.put(DisplayWidth.truncated(help, to: rect.width), at: Position(x: rect.x, y: rect.y), style: style, limit: rect.maxX)
             return
         }
-        let end = screen.put(message, at: Position(x: rect.x, y: rect.y), style: style, limit: rect.maxX)
+        // A message too long for the row is cut with "…", never without a sign.
+        let end = screen.put(DisplayWidth.truncated(message, to: rect.width), at: Position(x: rect.x, y: rect.y), style: style, limit: rect.maxX)
         let helpWidth = DisplayWidth.of(help)
         if end + 2 + helpWidth <= rect.maxX {
             screen.put(help, at: Position(x: rect.maxX - helpWidth, y: rect.y), style: style, limit: rect.maxX)
