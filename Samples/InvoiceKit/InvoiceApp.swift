@@ -39,9 +39,9 @@ import TetherTerminal
 public final class InvoiceApp {
     /// The help line's text.
     public static let help =
-        "Tab/↑↓ move · Enter confirm · Esc revert · ^L add line · ^K delete line · ^N new invoice · ^D delete · ^C quit"
+        "Tab/↑↓ move · Enter confirm · Esc revert · ^L add line · ^K delete line · ^N new invoice · ^D delete · ^C quit · F1 help"
     /// The help line in a narrower window (80 columns).
-    public static let shortHelp = "Tab/↑↓ move · ^L/^K line · ^N new · ^D delete · ^Z suspend · ^C quit"
+    public static let shortHelp = "Tab/↑↓ move · ^L/^K line · ^N new · ^D delete · F1 help · ^C quit"
     /// Columns of the list in a wide window (120 columns).
     public nonisolated static let listWidth = 40
     /// The smallest window the form is shown in; below it, the app says so and takes no edits.
@@ -104,6 +104,15 @@ public final class InvoiceApp {
     /// nothing left waiting.
     private var failure: String?
     private static let logger = Logger(label: "invoices")
+    /// Every invoice, as the live query last sent them (the list shows those the filter lets
+    /// through).
+    private var allInvoices: [Invoice] = []
+    /// The filter typed after `/` in the list (by customer or number), or nil for none.
+    public private(set) var filter: String?
+    /// Whether the filter is being typed (keys go to it).
+    public private(set) var isTypingFilter = false
+    /// Whether the help screen is shown (any key closes it).
+    public private(set) var isShowingHelp = false
     /// Whether the last key asked to quit while a field held invalid text (the next key answers).
     private var quitAsked = false
     /// Whether the picker shows every customer (opened with Enter, nothing typed yet).
@@ -234,6 +243,18 @@ public final class InvoiceApp {
             // Nothing is shown to edit: no key edits anything (q still quits, as in the list).
             return key == .character("q") ? quit() : .continue
         }
+        if isShowingHelp {
+            isShowingHelp = false   // any key closes the help
+            return .continue
+        }
+        if key == .function(1) || (key == .character("?") && form.isFocused(list) && !isTypingFilter && pendingDeletion == nil) {
+            isShowingHelp = true
+            return .continue
+        }
+        if isTypingFilter {
+            handleFilter(key)
+            return .continue
+        }
         if let deletion = pendingDeletion {
             pendingDeletion = nil
             answer(deletion, confirmed: key == .character("y") || key == .character("Y"))
@@ -279,6 +300,12 @@ public final class InvoiceApp {
             }
             if key != .enter { _ = customer.handle(key) }
             openPicker(showingAll: key == .enter)
+            return .continue
+        }
+        if key == .character("/"), form.isFocused(list) {
+            isTypingFilter = true
+            filter = filter ?? ""
+            status.setMessage("Filter by customer: type; Enter keeps it, Esc clears it.")
             return .continue
         }
         if form.handle(key) == .ignored {
@@ -357,6 +384,19 @@ public final class InvoiceApp {
         listColumns.store(listWidth - 1)
         let (left, right) = content.dividedColumns(at: listWidth)
         form.render([list], into: &screen, in: left)
+        // After the list's title: the filter, and where the selection is (`2/3`, `1/2 of 3`).
+        let position = (list.selectedIndex.map { "\($0 + 1)" } ?? "0") + "/\(list.items.count)"
+            + (filter.map { $0.isEmpty ? "" : " of \(allInvoices.count)" } ?? "")
+        if let filter {
+            let shown = "/" + filter + (isTypingFilter ? "▏" : "")
+            screen.put(DisplayWidth.truncated(shown, to: max(0, left.width - 10 - DisplayWidth.of(position))),
+                       at: Position(x: left.x + 9, y: left.y), style: theme.title, limit: left.maxX)
+        }
+        if !allInvoices.isEmpty {
+            // Right-aligned with the totals below it.
+            screen.put(position, at: Position(x: max(left.x, left.maxX - 1 - DisplayWidth.of(position)), y: left.y),
+                       style: theme.placeholder, limit: left.maxX)
+        }
         for y in right.y..<right.maxY {
             screen.put("│", at: Position(x: right.x + 1, y: y), style: theme.placeholder, limit: right.maxX)
         }
@@ -367,9 +407,36 @@ public final class InvoiceApp {
         } else {
             screen.put("No invoice. Ctrl-N adds one.", at: Position(x: editor.x, y: editor.y), style: theme.placeholder, limit: editor.maxX)
         }
+        if isShowingHelp {
+            screen.fill(content, style: theme.listItem)
+            for (index, line) in Self.helpScreen.enumerated() where content.y + index < content.maxY {
+                screen.put(DisplayWidth.truncated(line, to: content.width - 1), at: Position(x: content.x, y: content.y + index),
+                           style: index == 0 ? theme.title : theme.label, limit: content.maxX)
+            }
+        }
         status.render(into: &screen, in: bar, context: RenderContext(theme: theme))
         return screen
     }
+
+    /// What F1 (or ? in the list) shows: every key.
+    public nonisolated static let helpScreen = [
+        "Keys (any key closes this help)",
+        "",
+        "Tab, Shift-Tab, Up, Down      move between the list and the fields",
+        "Up Down PgUp PgDn Home End    in the list: choose the invoice",
+        "Enter                         in the list: edit the invoice; in a field: confirm",
+        "Esc                           in a field: back to the value from before the edit",
+        "/                             in the list: filter by customer (Enter keeps, Esc clears)",
+        "Customer field                type to choose or add a customer: Up/Down, Enter, Tab;",
+        "                              Esc keeps the invoice's; Ctrl-D deletes the chosen one",
+        "Ctrl-L, Ctrl-K                add a line; delete the line the focus is in (asks)",
+        "Ctrl-N, Ctrl-D                add an invoice; delete the selected one (asks)",
+        "Ctrl-A Ctrl-E, Ctrl-U         in a field: start, end; delete to the start",
+        "Alt-B Alt-F, Ctrl-Left/Right  in a field: move by word",
+        "Ctrl-Z                        suspend (fg comes back)",
+        "Ctrl-C, q in the list         quit (asks first if a field holds text not saved)",
+        "F1, ? in the list             this help",
+    ]
 
     /// The selected invoice's fields, lines and amounts, top to bottom in `rect`.
     private func renderInvoice(into screen: inout Screen, in rect: Rect) {
@@ -493,12 +560,14 @@ public final class InvoiceApp {
     /// Shows a new list, keeping the selected invoice selected (or, if it is gone, the one now
     /// at its place).
     private func show(_ invoices: [Invoice]) {
-        list.setItems(invoices)
-        if let invoice = current.invoice, let index = invoices.firstIndex(where: { $0 === invoice }) {
+        allInvoices = invoices
+        let shown = filtered(invoices)
+        list.setItems(shown)
+        if let invoice = current.invoice, let index = shown.firstIndex(where: { $0 === invoice }) {
             list.select(index)
             if invoice === added { added = nil }
         } else if current.invoice == nil || current.invoice !== added {
-            if let gone = current.invoice {
+            if let gone = current.invoice, gone.persistentID == nil {
                 // Deleted by another program (before its own delete shows, this app selects
                 // another invoice): said, and the focus leaves the fields, so that nothing typed
                 // next lands in the invoice now at its place.
@@ -509,6 +578,42 @@ public final class InvoiceApp {
             select(list.selectedItem)
         }
         needsDisplay()
+    }
+
+    /// The invoices the filter lets through: those whose customer's name (or number, `#12`)
+    /// contains the filter, ignoring case; all without a filter.
+    private func filtered(_ invoices: [Invoice]) -> [Invoice] {
+        guard let filter, !filter.isEmpty else { return invoices }
+        let needle = filter.lowercased()
+        return invoices.filter { $0.customerName.lowercased().contains(needle) || "#\($0.number)".contains(needle) }
+    }
+
+    /// The filter typed after `/` in the list: characters and Backspace edit it (the list
+    /// follows as it is typed), Up/Down choose among the matches, Enter keeps it, Esc clears it.
+    private func handleFilter(_ key: Key) {
+        switch key {
+        case .character(let character): filter = (filter ?? "") + String(character)
+        case .paste(let text): filter = (filter ?? "") + text.filter { !$0.isNewline && $0 != "\t" }
+        case .backspace: if filter?.isEmpty == false { filter?.removeLast() }
+        case .enter:
+            isTypingFilter = false
+            if filter?.isEmpty == true { filter = nil }
+            return
+        case .escape:
+            isTypingFilter = false
+            filter = nil
+        case .up, .down, .pageUp, .pageDown, .home, .end:
+            _ = list.handle(key)
+            select(list.selectedItem)
+            return
+        default:
+            return
+        }
+        show(allInvoices)
+        if !list.items.contains(where: { $0 === current.invoice }) || current.invoice == nil {
+            list.select(list.items.isEmpty ? nil : 0)
+            select(list.selectedItem)
+        }
     }
 
     /// A change committed by another program to the selected invoice, one of its lines or its

@@ -26,7 +26,7 @@ struct InvoiceAppTests {
         #expect(Array(lines[0...18]) == [
             " Invoices · test.sqlite" + String(repeating: " ", count: 120 - 1 - 23 - 5) + "Saved",
             "",
-            " Invoices                                 │ Invoice #1",
+            " Invoices                            1/3  │ Invoice #1",
             " #1   Ada Lovelace               2761.56  │",
             " #2   张伟 (Zhang Wei)            734.50  │ Customer   Ada Lovelace",
             " #3   Grace Hopper               2481.78  │ Note       Analytical engine",
@@ -86,6 +86,50 @@ struct InvoiceAppTests {
         h.press(.tab, .tab)
         h.type("!")
         #expect(invoice.note == "Analytical engine!", "big enough again: edits")
+    }
+
+    @Test func slashFiltersTheListByCustomerAndThePositionIsShown() throws {
+        let h = try Harness()
+        let invoices = h.app.list.items
+        #expect(h.lines()[2].hasPrefix(" Invoices" + String(repeating: " ", count: 28) + "1/3  │"))
+        h.press(.character("/"))
+        #expect(h.app.isTypingFilter)
+        h.type("GR")
+        #expect(h.app.list.items.map(\.number) == [3], "by customer, ignoring case")
+        #expect(h.app.current.invoice === invoices[2], "the selection follows to a match")
+        #expect(h.lines()[2].hasPrefix(" Invoices /GR▏" + String(repeating: " ", count: 18) + "1/1 of 3  │"))
+        h.press(.backspace, .backspace)
+        h.type("#2")
+        #expect(h.app.list.items.map(\.number) == [2], "or by number")
+        h.press(.enter)
+        #expect(!h.app.isTypingFilter && h.app.filter == "#2", "Enter keeps it")
+        #expect(h.press(.character("q")) == .quit, "and the list has its keys again")
+        h.press(.character("/"), .escape)
+        #expect(h.app.filter == nil && h.app.list.items.count == 3, "Esc clears it")
+        #expect(h.app.current.invoice === invoices[1], "the selection stays")
+        // A filter that matches nothing: an empty list, nothing to edit.
+        h.press(.character("/"))
+        h.type("zzz")
+        #expect(h.app.list.items.isEmpty && h.app.current.invoice == nil)
+        h.press(.escape)
+        #expect(h.app.list.items.count == 3)
+    }
+
+    @Test func f1OrQuestionMarkInTheListShowsEveryKey() throws {
+        let h = try Harness()
+        h.press(.function(1))
+        #expect(h.app.isShowingHelp)
+        #expect(h.lines()[2].hasPrefix(" Keys (any key closes this help)"))
+        #expect(h.lines().contains { $0.contains("Ctrl-Z                        suspend (fg comes back)") })
+        #expect(h.press(.control("n")) == .continue)
+        #expect(!h.app.isShowingHelp && h.app.list.items.count == 3, "the key that closes it does nothing else")
+        h.press(.character("?"))
+        #expect(h.app.isShowingHelp)
+        h.press(.escape, .tab, .tab)
+        h.press(.character("?"))
+        #expect(!h.app.isShowingHelp && h.app.note.text == "Analytical engine?", "in a field, ? is text")
+        h.press(.function(1))
+        #expect(h.app.isShowingHelp, "F1 anywhere")
     }
 
     @Test func rowsAndFitMeasureChineseTextByDisplayWidth() {

@@ -471,7 +471,7 @@ struct InvoicesE2ETests {
         // The list, the fields, the lines, the totals and the whole short help, with its quit key.
         try pane.waitFor("the form at 80x24", showing: [
             "Invoice #1", "Customer   Ada Lovelace", "Punched cards, …", "Total", "2761.56",
-            "Tab/↑↓ move · ^L/^K line · ^N new · ^D delete · ^Z suspend · ^C quit",
+            "Tab/↑↓ move · ^L/^K line · ^N new · ^D delete · F1 help · ^C quit",
         ])
         // An error beside a field is shown whole.
         for _ in 0..<9 { try pane.keys("Tab") }                // the discount: "10"
@@ -491,6 +491,28 @@ struct InvoicesE2ETests {
         #expect(try row(pane.database, number: 1, "discount, note") == [10.0, "Analytical engine"])
     }
 
+    @Test func theListFiltersByCustomerShowsWhereTheSelectionIsAndF1ListsEveryKey() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try pane.launch()
+        try pane.waitFor("the position in the list", showing: [" Invoices" + String(repeating: " ", count: 28) + "1/3  │"])
+        try pane.type("/gr")
+        try pane.waitFor("the filtered list") { screen in
+            ["Invoices /gr▏", "1/1 of 3", "Invoice #3", listRow(3, "Grace Hopper", "2481.78")].allSatisfy(screen.contains)
+                && !screen.contains("Ada Lovelace")
+        }
+        try pane.keys("Enter")                                  // kept; the list has the keys again
+        try pane.keys("F1")
+        try pane.waitFor("the help", showing: ["Keys (any key closes this help)", "Ctrl-Z                        suspend (fg comes back)"])
+        try pane.keys("Escape")                                 // closes the help, does nothing else
+        try pane.waitFor("the help closed, the filter kept") { !$0.contains("Keys (any key") && $0.contains("Invoices /gr") }
+        try pane.type("/")
+        try pane.keys("Escape")                                 // clears the filter
+        try pane.waitFor("every invoice again", showing: ["3/3", listRow(1, "Ada Lovelace", "2761.56")])
+        try pane.keys("C-c")
+        try pane.waitForPrompt()
+    }
+
     /// `stty -a` for another terminal.
     private func stty(_ tty: String) throws -> String {
         try runCommand(["stty", "-a", "-F", tty]).output
@@ -499,5 +521,5 @@ struct InvoicesE2ETests {
 
 /// The help line the app shows (InvoiceApp.help; the E2E tests do not link InvoiceKit).
 enum InvoiceHelp {
-    static let text = "Tab/↑↓ move · Enter confirm · Esc revert · ^L add line · ^K delete line · ^N new invoice · ^D delete · ^C quit"
+    static let text = "Tab/↑↓ move · Enter confirm · Esc revert · ^L add line · ^K delete line · ^N new invoice · ^D delete · ^C quit · F1 help"
 }
