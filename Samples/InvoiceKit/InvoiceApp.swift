@@ -628,7 +628,9 @@ public final class InvoiceApp {
         case "Customer": change.rowID == invoice.customer?.persistentID
         default: false
         }
-        guard concerns else { return }
+        // An error on the status line stays: the notice does not cover it.
+        let shown = status.currentMessage ?? ""
+        guard concerns, !["Not saved", "Could not", "Cannot"].contains(where: shown.hasPrefix) else { return }
         status.setMessage("Invoice #\(invoice.number) was changed by another program.")
         needsDisplay()
     }
@@ -891,8 +893,14 @@ public final class InvoiceApp {
             failure = SaveState.reason(for: error)
             needsDisplay()
         } else {
-            // Nothing waits (a change dropped, a change from elsewhere that could not be read).
-            report("Not saved: \(SaveState.reason(for: error))")
+            // Nothing waits: a change dropped (not saved), or one from elsewhere that could not
+            // be read, which is not about saving at all.
+            switch error {
+            case .deleted, .invalid, .closed, .readOnly, .fileLost:
+                report("Not saved: \(SaveState.reason(for: error))")
+            default:
+                report("Could not read a change made elsewhere: \(SaveState.reason(for: error))")
+            }
         }
     }
 

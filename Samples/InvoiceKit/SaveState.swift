@@ -43,6 +43,7 @@ public enum SaveState: Equatable, Sendable {
             if sqlite.isBusy { return "another program is writing to the file (trying again)" }
             if sqlite.isReadOnly { return "the file cannot be written (read-only; trying again)" }
             if sqlite.isFull { return "the disk is full (trying again)" }
+            if sqlite.code.primary == .mismatch { return "a value of the wrong type (\(sqlite.message)); see the log" }
             return "the database refused the write (\(sqlite.code.primary)); see the log"
         case .readOnly: return "the file is opened read-only"
         case .closed: return "the database is closed"

@@ -684,6 +684,16 @@ struct InvoiceAppTests {
         #expect(try h.database.rows("SELECT note FROM Invoice WHERE number = 1") == [["Analytical engine!"]])
     }
 
+    @Test func aChangeFromElsewhereThatCannotBeReadIsNotCalledUnsaved() throws {
+        let h = try Harness()
+        try Connection(path: h.database.path).execute("UPDATE Invoice SET tax = 'lots' WHERE number = 1")
+        try h.store.refresh()
+        let message = try #require(h.app.status.currentMessage)
+        #expect(message.hasPrefix("Could not read a change made elsewhere: a value of the wrong type"), "\(message)")
+        #expect(h.app.saveState == .saved, "nothing of this copy waits")
+        #expect(h.app.current.invoice?.tax == 20, "the model keeps its value")
+    }
+
     @Test func saveStatesSayWhyInWordsWithoutSQL() {
         let busy = SQLiteError(code: SQLiteResultCode(rawValue: 5), message: "database is locked — SQL: UPDATE Invoice SET note = ?")
         #expect(SaveState.reason(for: .sqlite(busy)) == "another program is writing to the file (trying again)")
