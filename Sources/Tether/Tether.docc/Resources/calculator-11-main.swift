@@ -1,0 +1,100 @@
+// The seeds' `y = a + b + c` form, fed from standard input, done two ways side by side:
+//
+// 1. The Tether way: a `@Model` with three tracked fields and a computed `sum`; the input
+//    lines are bound to the fields, and `observe(model, \.sum)` prints each new sum. No
+//    combineLatest: the computed property's dependencies are tracked automatically.
+// 2. The ReactiveCocoa way: three subjects, `distinctUntilChanged`, and
+//    `combineLatest(a, b, c, reduce: +)`.
+//
+// Type lines such as `a 3`, `b 4.5`, `c -1` (or `a=3`); a malformed number is reported and
+// changes nothing. End with Ctrl-D.
+
+import ArgumentParser
+import Foundation
+import Tether
+
+/// The command line: no options but `--help` (swift-argument-parser), then the lines of
+/// standard input.
+struct CalculatorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "calculator",
+        abstract: "y = a + b + c from standard input, computed by a @Model and by combineLatest side by side.",
+        discussion: "Type lines such as `a 3`, `b 4.5`, `c -1` (or `a=3`); a malformed number is reported and changes nothing. End with Ctrl-D.")
+}
+
+_ = CalculatorCommand.parseOrExit()
+
+@Model
+final class Sum {
+    var a = 0.0
+    var b = 0.0
+    var c = 0.0
+    var sum: Double { a + b + c }
+}
+
+/// One parsed input line: which field, and its new value.
+struct Input: Sendable {
+    let field: String
+    let value: Double
+}
+
+enum InputError: Error, CustomStringConvertible {
+    case malformed(String)
+    var description: String {
+        switch self {
+        case .malformed(let line): return "cannot read \"\(line)\": expected a field (a, b or c) and a number, e.g. `a 3`"
+        }
+    }
+}
+
+func parse(_ line: String) -> Result<Input, InputError> {
+    let parts = line.split(whereSeparator: { $0 == " " || $0 == "=" || $0 == "\t" }).map(String.init)
+    guard parts.count == 2, ["a", "b", "c"].contains(parts[0]), let value = Double(parts[1]) else {
+        return .failure(.malformed(line))
+    }
+    return .success(Input(field: parts[0], value: value))
+}
+
+func format(_ value: Double) -> String {
+    value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
+}
+
+print("y = a + b + c. Type `a 3`, `b 4`, `c 5` (Ctrl-D to quit).")
+
+// The lines typed, as a hot signal. Parsing is shared: without `share()`, each of the six
+// subscribers below would parse (and report a bad line) on its own, the classic cold-signal
+// surprise.
+let lines = Subject<String, Never>()
+let inputs = lines.signal.compactMap { line -> Input? in
+    switch parse(line) {
+    case .success(let input): return input
+    case .failure(let error):
+        print("  ! \(error)")
+        return nil
+    }
+}.share()
+func field(_ name: String) -> Signal<Double, Never> {
+    inputs.filter { $0.field == name }.map(\.value)
+}
+
+// 1. The Tether way.
+let model = Sum()
+bind(field("a"), to: model, \.a)
+bind(field("b"), to: model, \.b)
+bind(field("c"), to: model, \.c)
+observe(model, \.sum).subscribe(next: { print("model:          y = \(format($0))") })
+
+// 2. The combineLatest way (ReactiveCocoa's combineLatest:reduce:).
+Signal.combineLatest(
+    field("a").startWith(0).distinctUntilChanged(),
+    field("b").startWith(0).distinctUntilChanged(),
+    field("c").startWith(0).distinctUntilChanged(),
+    reduce: { $0 + $1 + $2 }
+).subscribe(next: { print("combineLatest:  y = \(format($0))") })
+
+while let line = readLine() {
+    let trimmed = line.trimmingCharacters(in: .whitespaces)
+    if trimmed.isEmpty { continue }
+    lines.sendNext(trimmed)
+}
+lines.sendCompleted()
