@@ -69,7 +69,10 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
         ?? FileManager.default.temporaryDirectory.appendingPathComponent("tether-torture-\(options.seed)-\(UUID().uuidString)").path
     try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let path = directory + "/torture.sqlite"
-    defer { if !options.keep { try? FileManager.default.removeItem(atPath: directory) } }
+    // Kept when asked, and always when a violation was found: a rare failure's history is
+    // never thrown away.
+    var keepFiles = options.keep
+    defer { if !keepFiles { try? FileManager.default.removeItem(atPath: directory) } }
     var violations: [String] = []
 
     // The cells, ids 1...rows, and the churn table; the file and its folder writable by the
@@ -175,7 +178,9 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
     for worker in workers.joined() { worker.process.waitUntilExit() }
 
     violations += check(path: path, workers: workers, shellAcknowledged: shellAcknowledged, rows: options.rows)
-    if options.keep {
+    if !violations.isEmpty { keepFiles = true }
+    if keepFiles {
+        say("torture seed \(options.seed): the file and the workers' logs are kept in \(directory)")
         // What each worker reported, one file per incarnation, to read a violation's history.
         for (index, incarnations) in workers.enumerated() {
             for (number, incarnation) in incarnations.enumerated() {
