@@ -2,6 +2,16 @@ import Testing
 import TetherTerminal
 
 @Suite struct DisplayWidthTests {
+    @Test func truncatedKeepsTheStartAndMarksTheCut() {
+        #expect(DisplayWidth.truncated("Rutherford-Montgomery", to: 10) == "Rutherfor…")
+        #expect(DisplayWidth.truncated("short", to: 10) == "short")
+        #expect(DisplayWidth.truncated("exactly10!", to: 10) == "exactly10!")
+        #expect(DisplayWidth.truncated("张伟王", to: 4) == "张…", "never half of a wide character")
+        #expect(DisplayWidth.truncated("张伟王", to: 5) == "张伟…")
+        #expect(DisplayWidth.truncated("abc", to: 0) == "")
+        #expect(DisplayWidth.truncated("abc", to: 1) == "…")
+    }
+
     @Test func asciiIsOneColumnEach() {
         #expect(DisplayWidth.of("Invoice 42") == 10)
         #expect(DisplayWidth.of("") == 0)
