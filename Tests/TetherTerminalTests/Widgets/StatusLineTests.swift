@@ -22,7 +22,7 @@ import TetherTerminal
         let status = StatusLine(help: "Tab/Shift-Tab move · Enter confirm · Ctrl-C quit", shortHelp: "Tab move · ^C quit")
         #expect(status.rendered(width: 50).lines == ["Tab/Shift-Tab move · Enter confirm · Ctrl-C quit  "])
         #expect(status.rendered(width: 20).lines == ["Tab move · ^C quit  "], "the whole short help, its quit key included")
-        #expect(status.rendered(width: 10).lines == ["Tab move…"+" "], "narrower still: cut, with the sign")
+        #expect(status.rendered(width: 10).lines == ["Tab move …"], "narrower still: cut, with the sign")
         status.setMessage("Invoice #2 was deleted by another program.")
         #expect(status.rendered(width: 20).lines == ["Invoice #2 was dele…"])
     }
