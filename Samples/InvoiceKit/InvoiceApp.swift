@@ -722,15 +722,12 @@ public final class InvoiceApp {
         lineRows = lines.map { line in old.first { $0.line === line } ?? InvoiceLineRow(line: line) }
         shownLineIDs.formUnion(lines.compactMap(\.persistentID))
         let focusedLine = old.firstIndex { row in row.fields.contains { $0 === focused } }
-        form = Form([list, customer, note] + lineRows.flatMap(\.fields) + [discount, tax])
-        if let focused, form.widgets.contains(where: { $0 === focused }) {
-            form.focus(focused)
-        } else if let focusedLine {
+        // The field being edited keeps the focus without being told again: its edit goes on.
+        form = Form([list, customer, note] + lineRows.flatMap(\.fields) + [discount, tax], keepingFocusOn: focused)
+        if let focusedLine, !form.widgets.contains(where: { $0 === focused }) {
             // The focused line is gone: the focus goes to the line now at its place, or the note.
             let rows = lineRows
             if rows.isEmpty { form.focus(note) } else { form.focus(rows[min(focusedLine, rows.count - 1)].text) }
-        } else if let focused, focused === list || focused === customer {
-            form.focus(focused)
         }
         let needsDisplay = self.needsDisplay
         let changes = CompoundDisposable()

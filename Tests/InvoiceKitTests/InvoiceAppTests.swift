@@ -751,6 +751,17 @@ struct InvoiceAppTests {
         #expect(h.app.status.currentMessage == nil)
     }
 
+    @Test func aLineAddedElsewhereDoesNotEndTheEditInProgress() throws {
+        let h = try Harness()
+        let invoice = try #require(h.app.current.invoice)
+        h.press(.tab, .tab)                         // the note
+        h.type(" draft")
+        invoice.lines.append(InvoiceLine(text: "From elsewhere", position: 9))   // the form is made again
+        #expect(h.app.form.isFocused(h.app.note))
+        h.press(.escape)
+        #expect(invoice.note == "Analytical engine", "Esc still returns to the text from before the edit")
+    }
+
     @Test func aNewListRedrawsAndKeepsTheSelectedInvoiceSelected() throws {
         let database = try TemporaryDatabase()
         let store = try Store(path: database.path, scheduler: TestScheduler(), migrator: Migrator.builtIn())

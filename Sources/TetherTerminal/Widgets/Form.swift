@@ -26,10 +26,26 @@ public final class Form: Sendable {
     /// ```swift
     /// let form = Form([customer, quantity, total], labelWidth: 12)
     /// ```
-    public init(_ widgets: [any Widget], theme: Theme = .standard, labelWidth: Int? = nil) {
+    public convenience init(_ widgets: [any Widget], theme: Theme = .standard, labelWidth: Int? = nil) {
+        self.init(widgets, theme: theme, labelWidth: labelWidth, keepingFocusOn: nil)
+    }
+
+    /// Creates a form whose focus is `focused`, a widget that already has the focus (in the
+    /// form this one replaces: the same fields, with rows added or removed): it is not told
+    /// again, so an edit in progress goes on, and Esc still returns to the text from before
+    /// it. Without such a widget, the first focusable one gets the focus.
+    ///
+    /// ```swift
+    /// form = Form([list, customer] + lineFields, keepingFocusOn: form.focusedWidget)
+    /// ```
+    public init(_ widgets: [any Widget], theme: Theme = .standard, labelWidth: Int? = nil, keepingFocusOn focused: (any Widget)?) {
         self.widgets = widgets
         self.theme = theme
         self.labelWidth = labelWidth ?? widgets.compactMap { $0.label.map { DisplayWidth.of($0) } }.max() ?? 0
+        if let focused, let index = widgets.firstIndex(where: { $0 === focused }), widgets[index].isFocusable {
+            self.focus = _Locked(index)
+            return
+        }
         let first = widgets.firstIndex { $0.isFocusable }
         self.focus = _Locked(first)
         if let first { widgets[first].focusDidChange(true) }
