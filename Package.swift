@@ -93,7 +93,7 @@ let package = Package(
         ),
         .testTarget(name: "TetherTerminalTests", dependencies: ["TetherTerminal"]),
         .testTarget(
-            name: "InvoiceKitTests", dependencies: ["InvoiceKit", .product(name: "Logging", package: "swift-log")],
+            name: "InvoiceKitTests", dependencies: ["InvoiceKit", "TetherTestSupport", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"]),
         // Drives the real `invoices` binary in tmux (a private tmux server per test).
         .testTarget(name: "InvoicesE2ETests", dependencies: ["invoices", "TetherSQLite"]),
