@@ -165,6 +165,23 @@ struct InvoiceStoreTests {
         #expect(try store.fetch(InvoiceLine.self).count == 7)
     }
 
+    @Test func aPriceAnotherProgramWroteThatMoneyCannotHoldIsAClearErrorAndNothingIsChanged() throws {
+        // 1e308 is a REAL, but no decimal of 38 digits: loading the invoices fails with an error
+        // that names the table, the column and the value (a wrong-typed row is never read as
+        // another value), and the file is left as it is.
+        let database = try TemporaryDatabase()
+        _ = try openInvoiceStore(path: database.path, scheduler: TestScheduler())
+        try Connection(path: database.path).execute("UPDATE InvoiceLine SET unitPrice = 1e308 WHERE text = 'Brass gears'")
+        let store = try openInvoiceStore(path: database.path, scheduler: TestScheduler())
+        let error = #expect(throws: StoreError.self) { try store.fetch(Invoice.self) }
+        #expect(error?.description == "SQLITE_MISMATCH (20): InvoiceLine.unitPrice holds REAL 1e+308, expected Money")
+        let app = InvoiceApp(store: store, invoices: invoiceList(store))
+        // The lists say so (the customers' list loads their invoices and lines too).
+        let message = app.status.currentMessage ?? ""
+        #expect(message.hasPrefix("Cannot read the") && message.hasSuffix(": SQLITE_MISMATCH (20): InvoiceLine.unitPrice holds REAL 1e+308, expected Money"), "\(message)")
+        #expect(try database.rows("SELECT unitPrice FROM InvoiceLine WHERE text = 'Brass gears'") == [[1e308]])
+    }
+
     // MARK: Lists, adding, deleting
 
     @Test func theListSendsTheCurrentInvoicesThenEachChange() throws {
