@@ -42,6 +42,7 @@ let benchmarks: @Sendable () -> Void = {
     registerP9()
     registerP7P8()
     registerP10()
+    registerS1()
     registerT1()
     registerTetherOperatorBenchmarks()
     registerCalibration()
