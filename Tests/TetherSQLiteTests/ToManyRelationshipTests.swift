@@ -432,6 +432,33 @@ struct ToManyRelationshipTests {
         #expect(try fixture.another().rows("SELECT sheet_id FROM Entry").map(\.values) == [[.integer(a.persistentID!)]])
     }
 
+    /// A store whose first use of a parent type cannot finish setting it up (the database is
+    /// locked while the child's table or the delete rule's trigger must be made) is not left
+    /// half set up: once the lock is gone, the children are inserted with their parent and the
+    /// trigger is there. (Before, the parent's table stayed registered without its
+    /// relationships: a parent was inserted without its children, which named nothing.)
+    @Test func aParentWhoseSetUpFailedIsSetUpAgainOnItsNextUse() throws {
+        for missing in ["DROP TABLE Entry", "DROP TRIGGER tether_Sheet_entries_delete"] {
+            let fixture = try StoreFixture()
+            try fixture.store.insert(sheet("made", [1]))
+            try fixture.store.flush()
+            fixture.close()
+            try fixture.another().execute(missing)
+            try fixture.open(busyTimeout: .milliseconds(20))
+            let store = fixture.store!
+            let locker = try fixture.another()
+            try locker.execute("BEGIN IMMEDIATE")
+            #expect(throws: StoreError.self, "\(missing): locked") { try store.fetch(Sheet.self) }
+            try locker.execute("ROLLBACK")
+            let a = try store.insert(sheet("a", [1, 2]))
+            try store.flush()
+            #expect(a.entries.allSatisfy { $0.persistentID != nil && $0.sheet === a }, "\(missing): the children inserted, naming their parent")
+            #expect(try fixture.another().rows("SELECT count(*) FROM Entry WHERE sheet_id = \(a.persistentID!)").first?.values == [.integer(2)])
+            #expect(try fixture.another().rows("SELECT count(*) FROM sqlite_master WHERE name = 'tether_Sheet_entries_delete'").first?.values == [.integer(1)],
+                    "\(missing): the cascade's trigger made")
+        }
+    }
+
     /// Another process is held to the deny rule too (the trigger refuses its delete).
     @Test func anotherProcessIsRefusedADeniedDelete() throws {
         let fixture = try StoreFixture()

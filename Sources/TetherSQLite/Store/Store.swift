@@ -288,14 +288,29 @@ public final class Store {
             }
             state.tables[key] = table
             state.tablesByName[table.name] = table
-            // The tables this one's relationships reference must exist before a row is written
-            // (SQLite checks a foreign key's parent table). Registered first: a cycle ends here.
-            for position in table.relationPositions {
-                guard let target = table.columns[position].relation?.target else { continue }
-                func ensure<T: PersistentModel>(_ type: T.Type) throws { _ = try self.table(for: type) }
-                try ensure(target)
+            do {
+                // The tables this one's relationships reference must exist before a row is
+                // written (SQLite checks a foreign key's parent table). Registered first: a
+                // cycle ends here.
+                for position in table.relationPositions {
+                    guard let target = table.columns[position].relation?.target else { continue }
+                    func ensure<T: PersistentModel>(_ type: T.Type) throws { _ = try self.table(for: type) }
+                    try ensure(target)
+                }
+                try setUpToMany(type, table: table)
+            } catch {
+                // Not left half set up (a related table or a delete rule's trigger that could
+                // not be made: the database was locked, read-only...): the next use sets the
+                // whole table up again, relationships and triggers included.
+                state.tables[key] = nil
+                state.tablesByName[table.name] = nil
+                if let relations = state.toManyByParent.removeValue(forKey: table.name) {
+                    for relation in relations {
+                        state.toManyByChild[relation.childTable]?.removeAll { $0.triggerName == relation.triggerName }
+                    }
+                }
+                throw error
             }
-            try setUpToMany(type, table: table)
             return table
         } catch {
             throw StoreError.wrap(error)
