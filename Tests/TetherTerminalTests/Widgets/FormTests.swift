@@ -11,6 +11,23 @@ import TetherTerminal
         #expect(!form.isFocused(title))
     }
 
+    @Test func aFormMadeAgainKeepsTheFocusedFieldsEditGoing() {
+        let a = TextField("A")
+        let b = TextField("B", text: "before")
+        var form = Form([a, b])
+        form.focus(b)
+        type(" typed", into: b)
+        // Made again (a row added above): B keeps the focus without being told again.
+        let added = TextField("Added")
+        form = Form([added, a, b], keepingFocusOn: form.focusedWidget)
+        #expect(form.isFocused(b))
+        _ = form.handle(.escape)
+        #expect(b.text == "before", "Esc returns to the text from before the edit")
+        // A widget that is not in the new form: the first focusable one, as usual.
+        let other = Form([a, added], keepingFocusOn: b)
+        #expect(other.isFocused(a))
+    }
+
     @Test func tabAndShiftTabMoveFocusWrappingAndSkippingReadOnlyWidgets() {
         let a = TextField("A")
         let total = ComputedField("Total", Signal<String, Never>.never)
