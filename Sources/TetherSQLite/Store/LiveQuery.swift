@@ -169,7 +169,8 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
         }
         self.ids = ids
         self.byID = byID
-        self.current = models
+        // Side by side with `ids`, place for place (a model whose row went meanwhile is left out).
+        self.current = models.filter { $0.persistentID != nil }
     }
 
     func update(ids newIDs: [Int64], entries: [_LogEntry], resync: Bool, store: Store) {
@@ -187,29 +188,66 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
             return
         }
         do {
-            // The rows already in the result are reused; only the others are looked up (and
-            // loaded if they are not in memory).
-            var next: [Int64: M] = [:]
-            next.reserveCapacity(newIDs.count)
-            var missing: [Int64] = []
-            for id in newIDs {
-                // A row deleted and inserted again under the same id is a new object.
-                if let model = byID[id], model.persistentID == id { next[id] = model } else { missing.append(id) }
-            }
-            if !missing.isEmpty {
-                for model in try store.models(M.self, ids: missing) {
-                    if let id = model.persistentID { next[id] = model }
-                }
-            }
-            let models = newIDs.compactMap { next[$0] }   // a row deleted meanwhile is left out
-            ids = models.compactMap(\.persistentID)
-            byID = next
-            current = models
-            observer.sendNext(models)
+            try patch(to: newIDs, store: store)
+            observer.sendNext(current)
         } catch {
             fail(error)
             store.stopLiveQuery(id)
         }
+    }
+
+    /// Makes the result the rows `newIDs`, in that order, from the current one: walking both
+    /// lists side by side, a row at the same place in both keeps its object without a lookup;
+    /// the others are looked up by id (reused if in the result, else loaded), and `byID` is
+    /// changed only for the rows that came or went. A few rows changed cost a few lookups, not
+    /// one per row of the result. A row deleted and inserted again under the same id is a new
+    /// object; a row deleted meanwhile (not loaded) is left out.
+    private func patch(to newIDs: [Int64], store: Store) throws(StoreError) {
+        let old = ids
+        var slots: [M?] = []
+        slots.reserveCapacity(newIDs.count)
+        // The rows that must be looked up (their places in `slots`), and the old rows passed over.
+        var lookups: [(place: Int, id: Int64)] = []
+        var passed: [Int64] = []
+        var i = 0
+        for id in newIDs {
+            if i < old.count, old[i] == id, current[i].persistentID == id {
+                slots.append(current[i])
+                i += 1
+            } else if i + 1 < old.count, old[i + 1] == id, current[i + 1].persistentID == id {
+                // The old row here went away (or moved): passed over.
+                passed.append(old[i])
+                slots.append(current[i + 1])
+                i += 2
+            } else {
+                // New here (or moved here, or made again under its id): looked up below.
+                lookups.append((slots.count, id))
+                slots.append(nil)
+            }
+        }
+        if i < old.count { passed.append(contentsOf: old[i...]) }
+        // Rows looked up: from the result if they only moved, else loaded.
+        var found: [Int64: M] = [:]
+        var missing: [Int64] = []
+        for (_, id) in lookups {
+            if let model = byID[id], model.persistentID == id { found[id] = model } else { missing.append(id) }
+        }
+        if !missing.isEmpty {
+            for model in try store.models(M.self, ids: missing) {
+                if let id = model.persistentID { found[id] = model }
+            }
+        }
+        for (place, id) in lookups { slots[place] = found[id] }   // nil: a row deleted meanwhile
+        let models = slots.compactMap { $0 }
+        // `byID` changes only for the rows that left and those that came (or were made again).
+        if !passed.isEmpty {
+            let arrived = Set(lookups.map(\.id))
+            for id in passed where !arrived.contains(id) { byID[id] = nil }
+        }
+        for (id, model) in found { byID[id] = model }
+        for (_, id) in lookups where found[id] == nil { byID[id] = nil }
+        ids = models.count == newIDs.count ? newIDs : models.compactMap(\.persistentID)
+        current = models
     }
 
     func fail(_ error: StoreError) { observer.sendError(error) }
