@@ -43,7 +43,13 @@ struct LiveQueryPatchTests {
             // A few changes per look: by another connection, or by this store.
             for _ in 0..<(1 + random.below(3)) {
                 let ids = try other.rows("SELECT id FROM Ticket").map { $0.values[0] }
-                switch random.below(10) {
+                switch random.below(11) {
+                case 10:                          // many rows at once: 80 new, every row re-keyed
+                    try other.execute("""
+                        WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 80)
+                        INSERT INTO Ticket (title, points) SELECT 'bulk', k % 20 FROM n
+                        """)
+                    try other.execute("UPDATE Ticket SET points = abs(random()) % 20")
                 case 0..<4 where !ids.isEmpty:   // a new sort key (moves the row)
                     try other.execute("UPDATE Ticket SET points = \(random.below(20)) WHERE id = ?", [ids[random.below(ids.count)]])
                 case 4..<6:                       // a new row

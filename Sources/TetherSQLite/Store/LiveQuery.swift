@@ -198,34 +198,33 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
 
     /// Makes the result the rows `newIDs`, in that order, from the current one: walking both
     /// lists side by side, a row at the same place in both keeps its object without a lookup;
-    /// the others are looked up by id (reused if in the result, else loaded), and `byID` is
-    /// changed only for the rows that came or went. A few rows changed cost a few lookups, not
-    /// one per row of the result. A row deleted and inserted again under the same id is a new
-    /// object; a row deleted meanwhile (not loaded) is left out.
+    /// the others are looked up by id (reused if in the result, else loaded), and the result
+    /// and `byID` are edited only where rows came or went. A few rows changed cost a few
+    /// lookups and array moves, not one retain and lookup per row of the result. A row deleted
+    /// and inserted again under the same id is a new object; a row deleted meanwhile (not
+    /// loaded) is left out.
+    /// Up to how many rows that came or went the result is edited in place (each edit moves
+    /// the array's tail); beyond, it is made again in one pass.
+    static var editedRows: Int { 64 }
+
     private func patch(to newIDs: [Int64], store: Store) throws(StoreError) {
         let old = ids
-        var slots: [M?] = []
-        slots.reserveCapacity(newIDs.count)
-        // The rows that must be looked up (their places in `slots`), and the old rows passed over.
+        // Walking both lists side by side: the old rows passed over (their places in `old`),
+        // and the rows that must be looked up (their places in the new result).
+        var passed: [Int] = []
         var lookups: [(place: Int, id: Int64)] = []
-        var passed: [Int64] = []
         var i = 0
-        for id in newIDs {
+        for (place, id) in newIDs.enumerated() {
             if i < old.count, old[i] == id, current[i].persistentID == id {
-                slots.append(current[i])
                 i += 1
             } else if i + 1 < old.count, old[i + 1] == id, current[i + 1].persistentID == id {
-                // The old row here went away (or moved): passed over.
-                passed.append(old[i])
-                slots.append(current[i + 1])
+                passed.append(i)   // went away, or moved
                 i += 2
             } else {
-                // New here (or moved here, or made again under its id): looked up below.
-                lookups.append((slots.count, id))
-                slots.append(nil)
+                lookups.append((place, id))   // came, moved here, or made again under its id
             }
         }
-        if i < old.count { passed.append(contentsOf: old[i...]) }
+        if i < old.count { passed.append(contentsOf: i..<old.count) }
         // Rows looked up: from the result if they only moved, else loaded.
         var found: [Int64: M] = [:]
         var missing: [Int64] = []
@@ -237,16 +236,48 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
                 if let id = model.persistentID { found[id] = model }
             }
         }
-        for (place, id) in lookups { slots[place] = found[id] }   // nil: a row deleted meanwhile
-        let models = slots.compactMap { $0 }
+        // The new result is the old one edited: the passed rows removed, the looked-up ones
+        // inserted at their places (a row deleted meanwhile is left out, and the places after
+        // it move up). Unchanged rows are moved in memory, never retained and released again:
+        // with a few rows changed, this is a few moves of the array, whatever its size.
+        var models: [M]
+        var newIDsKept: [Int64]
+        if passed.count + lookups.count <= Self.editedRows {
+            models = current
+            newIDsKept = ids
+            for index in passed.reversed() {
+                models.remove(at: index)
+                newIDsKept.remove(at: index)
+            }
+            var skipped = 0
+            for (place, id) in lookups {
+                guard let model = found[id] else {
+                    skipped += 1
+                    continue
+                }
+                models.insert(model, at: place - skipped)
+                newIDsKept.insert(id, at: place - skipped)
+            }
+        } else {
+            // Many rows changed: one pass over the new ids rather than an edit per row.
+            models = []
+            newIDsKept = []
+            models.reserveCapacity(newIDs.count)
+            newIDsKept.reserveCapacity(newIDs.count)
+            for id in newIDs {
+                guard let model = found[id] ?? byID[id].flatMap({ $0.persistentID == id ? $0 : nil }) else { continue }
+                models.append(model)
+                newIDsKept.append(id)
+            }
+        }
         // `byID` changes only for the rows that left and those that came (or were made again).
         if !passed.isEmpty {
             let arrived = Set(lookups.map(\.id))
-            for id in passed where !arrived.contains(id) { byID[id] = nil }
+            for index in passed where !arrived.contains(old[index]) { byID[old[index]] = nil }
         }
         for (id, model) in found { byID[id] = model }
         for (_, id) in lookups where found[id] == nil { byID[id] = nil }
-        ids = models.count == newIDs.count ? newIDs : models.compactMap(\.persistentID)
+        ids = newIDsKept
         current = models
     }
 
