@@ -243,8 +243,11 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
         var models: [M]
         var newIDsKept: [Int64]
         if passed.count + lookups.count <= Self.editedRows {
+            // Taken, not shared: editing does not copy them (unless a subscriber holds them).
             models = current
+            current = []
             newIDsKept = ids
+            ids = []
             for index in passed.reversed() {
                 models.remove(at: index)
                 newIDsKept.remove(at: index)
