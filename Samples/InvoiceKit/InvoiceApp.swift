@@ -160,7 +160,7 @@ public final class InvoiceApp {
     /// ```
     public init(
         store: Store,
-        invoices: Signal<[Invoice], StoreError>,
+        invoices: Signal<QueryResult<Invoice>, StoreError>,
         title: String = "",
         needsDisplay: @escaping @Sendable () -> Void = {}
     ) {
@@ -182,12 +182,12 @@ public final class InvoiceApp {
 
         subscriptions.add(invoices.subscribe(
             with: current,
-            next: { [weak self] _, invoices in self?.show(invoices) },
+            next: { [weak self] _, invoices in self?.show(Array(invoices)) },
             error: { [weak self] _, error in self?.report("Cannot read the invoices: \(error)") }
         ))
         subscriptions.add(customerList(store).subscribe(
             with: current,
-            next: { [weak self] _, customers in self?.showCustomers(customers) },
+            next: { [weak self] _, customers in self?.showCustomers(Array(customers)) },
             error: { [weak self] _, error in self?.report("Cannot read the customers: \(error)") }
         ))
         subscriptions.add(observe(current, \.invoice?.customerName).subscribe(with: current) { [weak self] _, name in

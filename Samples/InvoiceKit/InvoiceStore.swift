@@ -126,7 +126,7 @@ private func migration(_ name: String, in migrator: Migrator) throws(MigrationEr
 /// ```
 ///
 /// Subscribe on the store's thread (the main thread in the app); the lists arrive there.
-public func invoiceList(_ store: Store) -> Signal<[Invoice], StoreError> {
+public func invoiceList(_ store: Store) -> Signal<QueryResult<Invoice>, StoreError> {
     store.observe(Invoice.self, orderBy: \.number)
 }
 
@@ -135,7 +135,7 @@ public func invoiceList(_ store: Store) -> Signal<[Invoice], StoreError> {
 /// ```swift
 /// customerList(store).subscribe(next: { customers in picker.setItems(customers) })
 /// ```
-public func customerList(_ store: Store) -> Signal<[Customer], StoreError> {
+public func customerList(_ store: Store) -> Signal<QueryResult<Customer>, StoreError> {
     store.observe(Customer.self, orderBy: \.name)
 }
 

@@ -765,7 +765,7 @@ struct InvoiceAppTests {
     @Test func aNewListRedrawsAndKeepsTheSelectedInvoiceSelected() throws {
         let database = try TemporaryDatabase()
         let store = try Store(path: database.path, scheduler: TestScheduler(), migrator: Migrator.builtIn())
-        let lists = Subject<[Invoice], StoreError>()
+        let lists = Subject<QueryResult<Invoice>, StoreError>()
         let redraws = Counter()
         let app = InvoiceApp(store: store, invoices: lists.signal) { redraws.increment() }
         #expect(app.current.invoice == nil)
@@ -796,7 +796,7 @@ struct InvoiceAppTests {
     @Test func aFailingListIsReported() throws {
         let database = try TemporaryDatabase()
         let store = try Store(path: database.path, scheduler: TestScheduler(), migrator: Migrator.builtIn())
-        let lists = Subject<[Invoice], StoreError>()
+        let lists = Subject<QueryResult<Invoice>, StoreError>()
         let redraws = Counter()
         let app = InvoiceApp(store: store, invoices: lists.signal) { redraws.increment() }
         let start = redraws.value

@@ -13,7 +13,7 @@ final class Ticket {
 extension Ticket: PersistentModel {}
 
 /// A store on a fresh file, whose models live on the test's thread and whose end-of-turn commits
-/// run when the test advances `scheduler`. It counts the transactions the store's connection ran.
+/// run when the test advances `scheduler`. It counts the write transactions the store's connection ran.
 /// It does not watch for external changes unless asked (`watches: true`): tests see them when
 /// they call `refresh()`, at a point they choose.
 final class StoreFixture {
@@ -48,7 +48,8 @@ final class StoreFixture {
     /// Another connection to the file: "another program".
     func another() throws -> Connection { try Connection(path: path) }
 
-    var transactions: Int { log.statements.filter { $0.hasPrefix("BEGIN") }.count }
+    /// The write transactions (a look at the change log reads in a deferred one of its own).
+    var transactions: Int { log.statements.filter { $0.hasPrefix("BEGIN IMMEDIATE") }.count }
     var updates: [String] { log.statements.filter { $0.hasPrefix("UPDATE") } }
 }
 

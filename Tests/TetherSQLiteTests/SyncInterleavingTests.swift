@@ -41,7 +41,7 @@ struct SyncInterleavingTests {
         /// A semaphore the writer queue is waiting on, while the test holds it.
         var gate: DispatchSemaphore?
         /// The ids of the last result of a live query over every note.
-        let notes: History<[Note]>
+        let notes: History<QueryResult<Note>>
         let subscription: any Disposable
 
         init(path: String, own: ReferenceWritableKeyPath<Tally, Int>) throws {

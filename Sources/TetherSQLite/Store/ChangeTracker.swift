@@ -106,8 +106,8 @@ struct _ChangeSet: Sendable {
     var rows: [_RowKey: [SQLiteValue]] = [:]
     /// Of those, the rows of known tables that were looked for and not found (deleted).
     var missing: Set<_RowKey> = []
-    /// The new id list of each live query that reads a changed table.
-    var queryResults: [Int: Result<[Int64], SQLiteError>] = [:]
+    /// How the result of each live query that reads a changed table changed.
+    var queryResults: [Int: Result<_QueryChange, SQLiteError>] = [:]
     /// The log was pruned past what this store had read: everything it watches is reloaded.
     var resync = false
 
@@ -117,11 +117,13 @@ struct _ChangeSet: Sendable {
     var changes: some Sequence<StoreChange> { entries.lazy.flatMap(\.changes) }
 }
 
-/// What a live query needs on the writer queue: its id query and the tables it reads.
+/// What a live query needs on the writer queue: its id query, the tables it reads, and how
+/// its result follows a few changed rows (nil: it is made again each time).
 struct _LiveQuerySpec: Sendable {
     let idSQL: String
     let arguments: [SQLiteValue]
     let tables: Set<String>
+    let incremental: _IncrementalQuery?
 }
 
 /// The store's reader of the change log (`schema/002_tether_changes.sql`, with the range
@@ -149,6 +151,8 @@ final class _ChangeTracker: Sendable {
         var hasRanges = false
         var tables: [String: _Table] = [:]
         var queries: [Int: _LiveQuerySpec] = [:]
+        /// The size of each live query's result, as its last update left it.
+        var resultSizes: [Int: Int] = [:]
         var nextQuery = 1
     }
 
@@ -215,9 +219,13 @@ final class _ChangeTracker: Sendable {
 
     /// Registers a live query: from now on every look at the log that finds a change to a table
     /// it reads runs its id query again. Returns its number.
-    func addQuery(idSQL: String, arguments: [SQLiteValue], in connection: Connection) throws(SQLiteError) -> Int {
+    func addQuery(
+        idSQL: String, arguments: [SQLiteValue], incremental: _IncrementalQuery?, in connection: Connection
+    ) throws(SQLiteError) -> Int {
         let tables = try connection.tablesRead(by: idSQL)
-        let spec = _LiveQuerySpec(idSQL: idSQL, arguments: arguments, tables: tables)
+        var incremental = incremental
+        if let query = incremental, try !query.readsItsTableOnlyAsTheOuterRow(connection) { incremental = nil }
+        let spec = _LiveQuerySpec(idSQL: idSQL, arguments: arguments, tables: tables, incremental: incremental)
         return state.withLock { state in
             let id = state.nextQuery
             state.nextQuery += 1
@@ -227,7 +235,33 @@ final class _ChangeTracker: Sendable {
     }
 
     func removeQuery(_ id: Int) {
-        _ = state.withLock { $0.queries.removeValue(forKey: id) }
+        state.withLock { state in
+            state.queries[id] = nil
+            state.resultSizes[id] = nil
+        }
+    }
+
+    /// Records the size of live query `id`'s result (which decides whether a change is
+    /// followed row by row).
+    func setResultSize(_ size: Int, ofQuery id: Int) {
+        state.withLock { state in
+            if state.queries[id] != nil { state.resultSizes[id] = size }
+        }
+    }
+
+    /// Runs live query `id`'s id query (nil if it was removed).
+    func ids(ofQuery id: Int, _ connection: Connection) throws(SQLiteError) -> [Int64]? {
+        guard let spec = state.withLock({ $0.queries[id] }) else { return nil }
+        return try Self.ids(spec, connection)
+    }
+
+    private static func ids(_ spec: _LiveQuerySpec, _ connection: Connection) throws(SQLiteError) -> [Int64] {
+        let select = try connection.cachedStatement(spec.idSQL)
+        defer { select.reset() }
+        try select.bind(spec.arguments)
+        var ids: [Int64] = []
+        while try select.step() { ids.append(try select.column(0, as: Int64.self)) }
+        return ids
     }
 
     func tables(ofQuery id: Int) -> Set<String> {
@@ -430,6 +464,16 @@ final class _ChangeTracker: Sendable {
         local: Range<Int64>? = nil,
         localEntries: [_LogEntry] = []
     ) throws(SQLiteError) -> _ChangeSet {
+        // Everything read is one state of the database: a live query followed row by row
+        // places a changed row after another as the same state orders them. (Inside the
+        // store's write transaction it is already so.)
+        let reads = !connection.isInTransaction
+        if reads { try connection.cachedStatement("BEGIN DEFERRED TRANSACTION").run() }
+        defer {
+            if reads {
+                do { try connection.cachedStatement("COMMIT TRANSACTION").run() } catch { try? connection.execute("ROLLBACK") }
+            }
+        }
         var set = _ChangeSet()
         let (cursor, tables, hasRanges) = state.withLock { ($0.cursor, $0.tables, $0.hasRanges) }
         var newCursor = cursor
@@ -513,18 +557,25 @@ final class _ChangeTracker: Sendable {
             select.reset()
         }
 
-        // Live queries over changed tables.
-        let queries = state.withLock { $0.queries }
+        // Live queries over changed tables: from the changed rows alone where they can be,
+        // else by running their query again.
+        let (queries, sizes) = state.withLock { ($0.queries, $0.resultSizes) }
         if !queries.isEmpty, !set.entries.isEmpty || set.resync {
             let changedTables = Set(set.entries.map(\.table))
             for (id, spec) in queries where set.resync || !spec.tables.isDisjoint(with: changedTables) {
                 do {
-                    let select = try connection.cachedStatement(spec.idSQL)
-                    try select.bind(spec.arguments)
-                    var ids: [Int64] = []
-                    while try select.step() { ids.append(try select.column(0, as: Int64.self)) }
-                    select.reset()
-                    set.queryResults[id] = .success(ids)
+                    if !set.resync, let incremental = spec.incremental,
+                       let changed = incremental.changedRows(
+                           in: set.entries, changedTables: changedTables, tables: spec.tables, resultSize: sizes[id] ?? 0) {
+                        let arrivals = try incremental.arrivals(among: changed, connection)
+                        set.queryResults[id] = .success(.rows(changed: changed, arrivals: arrivals))
+                    } else {
+                        let ids = try Self.ids(spec, connection)
+                        state.withLock { state in
+                            if state.queries[id] != nil { state.resultSizes[id] = ids.count }
+                        }
+                        set.queryResults[id] = .success(.ids(ids))
+                    }
                 } catch {
                     set.queryResults[id] = .failure(error)
                 }

@@ -27,7 +27,7 @@ extension Store {
         _ arguments: [SQLiteValue] = [],
         orderBy: KeyPath<M, V>,
         descending: Bool = false
-    ) -> Signal<[M], StoreError> {
+    ) -> Signal<QueryResult<M>, StoreError> {
         let index: Int
         do {
             index = try Self.propertyIndex(of: orderBy)
@@ -46,7 +46,7 @@ extension Store {
         _ type: M.Type,
         where condition: String? = nil,
         _ arguments: [SQLiteValue] = []
-    ) -> Signal<[M], StoreError> {
+    ) -> Signal<QueryResult<M>, StoreError> {
         _observe(type, where: condition, arguments, orderBy: nil, descending: false)
     }
 
@@ -58,7 +58,7 @@ extension Store {
         descending: Bool,
         limit: Int? = nil,
         offset: Int? = nil
-    ) -> Signal<[M], StoreError> {
+    ) -> Signal<QueryResult<M>, StoreError> {
         let box = self.box
         return Signal { observer in
             guard let store = box.store else {
@@ -79,20 +79,29 @@ extension Store {
         descending: Bool,
         limit: Int?,
         offset: Int?,
-        observer: Observer<[M], StoreError>
+        observer: Observer<QueryResult<M>, StoreError>
     ) -> (any Disposable)? {
         let id: Int
         let models: [M]
+        let stamp: UInt64
         do {
             let table = try table(for: type)
             let sql = try table.querySQL(
                 columns: "id", where: condition, orderBy: orderBy, descending: descending, limit: limit, offset: offset)
+            // A page is made again each time; a whole result follows a few changed rows.
+            let incremental = limit != nil || offset != nil ? nil : _IncrementalQuery(
+                table: table.name, quotedTable: table.quotedName, condition: condition, arguments: arguments,
+                column: orderBy.flatMap { table.column(forProperty: $0) }.map { Store.dialect.quote($0.name) },
+                descending: descending)
             let tracker = self.tracker
             // Registered before the first result is read, so that no commit falls in between.
-            id = try writer.sync { connection in try tracker.addQuery(idSQL: sql, arguments: arguments, in: connection) }
+            id = try writer.sync { connection in
+                try tracker.addQuery(idSQL: sql, arguments: arguments, incremental: incremental, in: connection)
+            }
             do {
-                models = try _fetch(
-                    type, where: condition, arguments, orderBy: orderBy, descending: descending, limit: limit, offset: offset)
+                let select = try table.querySQL(
+                    columns: nil, where: condition, orderBy: orderBy, descending: descending, limit: limit, offset: offset)
+                (models, stamp) = try _stampedFetch(type, sql: select, arguments, table: table)
             } catch {
                 tracker.removeQuery(id)
                 throw error
@@ -101,9 +110,10 @@ extension Store {
             observer.sendError(StoreError.wrap(error))
             return nil
         }
-        let query = _LiveQuery<M>(id: id, observer: observer, models: models)
+        let query = _LiveQuery<M>(id: id, observer: observer, models: models, stamp: stamp)
+        tracker.setResultSize(query.count, ofQuery: id)
         state.liveQueries[id] = query
-        observer.sendNext(models)
+        observer.sendNext(query.result)
         let box = self.box
         let scheduler = self.scheduler
         return ActionDisposable {
@@ -141,151 +151,211 @@ extension Store {
 
 /// A live query, as the store keeps it (on its thread).
 protocol _AnyLiveQuery: AnyObject {
-    func update(ids: [Int64], entries: [_LogEntry], resync: Bool, store: Store)
+    /// Applies what a look found (`stamp`: its event's stamp in the inbox).
+    func update(_ change: _QueryChange, entries: [_LogEntry], resync: Bool, stamp: UInt64, store: Store)
     func fail(_ error: StoreError)
     func end()
 }
 
 final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
     let id: Int
-    let observer: Observer<[M], StoreError>
+    let observer: Observer<QueryResult<M>, StoreError>
+    /// The first result's read: looks stamped before it saw an older state, already in it.
+    let stamp: UInt64
     /// The current result, kept alive while the query is subscribed (the identity map holds
-    /// models weakly), with its ids in order and by id.
-    private var ids: [Int64]
-    private var byID: [Int64: M]
-    private var current: [M]
+    /// models weakly).
+    private var rows: _LiveRows<M>
 
-    init(id: Int, observer: Observer<[M], StoreError>, models: [M]) {
+    init(id: Int, observer: Observer<QueryResult<M>, StoreError>, models: [M], stamp: UInt64) {
         self.id = id
         self.observer = observer
-        var ids: [Int64] = []
-        var byID: [Int64: M] = [:]
-        ids.reserveCapacity(models.count)
-        byID.reserveCapacity(models.count)
-        for model in models {
-            guard let id = model.persistentID else { continue }
-            ids.append(id)
-            byID[id] = model
-        }
-        self.ids = ids
-        self.byID = byID
-        // Side by side with `ids`, place for place (a model whose row went meanwhile is left out).
-        self.current = models.filter { $0.persistentID != nil }
+        self.stamp = stamp
+        // A model whose row went meanwhile is left out.
+        let live = models.filter { $0.persistentID != nil }
+        rows = _LiveRows(ids: live.map { $0.persistentID ?? 0 }, models: live)
     }
 
-    func update(ids newIDs: [Int64], entries: [_LogEntry], resync: Bool, store: Store) {
-        let table = M._$schema.name
-        var affected = resync || newIDs != ids
-        if !affected {
-            affected = entries.contains { $0.touches(table, in: byID) }
-        }
-        guard affected else { return }
-        // A row of the result deleted and inserted again under the same id (SQLite gives the
-        // largest id again once its row is deleted) is a new row, with a new object.
-        if newIDs == ids, !resync, !entries.contains(where: { $0.kind == .delete && $0.touches(table, in: byID) }) {
-            // The same rows in the same order (one of them was updated): the same objects.
-            observer.sendNext(current)
-            return
-        }
+    var count: Int { rows.count }
+    var result: QueryResult<M> { rows.snapshot() }
+
+    /// Up to how many rows that came, went or moved a result made again by its query is
+    /// edited; beyond, it is made again in one pass.
+    static var editedRows: Int { 64 }
+
+    func update(_ change: _QueryChange, entries: [_LogEntry], resync: Bool, stamp: UInt64, store: Store) {
+        guard stamp > self.stamp else { return }
         do {
-            try patch(to: newIDs, store: store)
-            observer.sendNext(current)
+            let changed: Bool
+            switch change {
+            case .rows(let ids, let arrivals):
+                changed = try follow(ids, arrivals, entries: entries, store: store)
+            case .ids(let ids):
+                changed = try replace(with: ids, entries: entries, resync: resync, store: store)
+            }
+            store.tracker.setResultSize(rows.count, ofQuery: id)
+            if changed { observer.sendNext(rows.snapshot()) }
         } catch {
             fail(error)
             store.stopLiveQuery(id)
         }
     }
 
-    /// Makes the result the rows `newIDs`, in that order, from the current one: walking both
-    /// lists side by side, a row at the same place in both keeps its object without a lookup;
-    /// the others are looked up by id (reused if in the result, else loaded), and the result
-    /// and `byID` are edited only where rows came or went. A few rows changed cost a few
-    /// lookups and array moves, not one retain and lookup per row of the result. A row deleted
-    /// and inserted again under the same id is a new object; a row deleted meanwhile (not
-    /// loaded) is left out.
-    /// Up to how many rows that came or went the result is edited in place (each edit moves
-    /// the array's tail); beyond, it is made again in one pass.
-    static var editedRows: Int { 64 }
+    /// The rows of the result that `entries` deleted: if they are in the new result, they were
+    /// inserted again under the same id (SQLite gives the largest id again once its row is
+    /// deleted), and are new rows with new objects. Nil when there are more than `limit`.
+    private func deleted(in entries: [_LogEntry], limit: Int) -> Set<Int64>? {
+        let table = M._$schema.name
+        var deleted: Set<Int64> = []
+        for entry in entries where entry.kind == .delete && entry.table == table && rows.touches(entry, table: table) {
+            if entry.last - entry.first >= Int64(rows.count) {
+                for id in rows.ids where entry.rowIDs.contains(id) { deleted.insert(id) }
+            } else {
+                for id in entry.rowIDs where rows.model(id) != nil { deleted.insert(id) }
+            }
+            if deleted.count > limit { return nil }
+        }
+        return deleted
+    }
 
-    private func patch(to newIDs: [Int64], store: Store) throws(StoreError) {
-        let old = ids
-        // Walking both lists side by side: the old rows passed over (their places in `old`),
-        // and the rows that must be looked up (their places in the new result).
-        var passed: [Int] = []
-        var lookups: [(place: Int, id: Int64)] = []
+    /// Applies a change found from the changed rows alone: each of `changed` leaves the
+    /// result, and `arrivals` come back in order, each after the row named. Unchanged rows are
+    /// not looked at. Returns whether the result or one of its rows changed.
+    private func follow(
+        _ changed: [Int64], _ arrivals: [(id: Int64, after: Int64?)], entries: [_LogEntry], store: Store
+    ) throws(StoreError) -> Bool {
+        let made = deleted(in: entries, limit: .max) ?? []
+        var kept: [Int64: M] = [:]
+        var touched = false
+        for id in changed {
+            guard let model = rows.remove(id) else { continue }
+            touched = true
+            if model.persistentID == id, !made.contains(id) { kept[id] = model }
+        }
+        if try insert(arrivals, reusing: kept, store: store) { return touched || !arrivals.isEmpty }
+        // A row to follow was not in the result: it is made again by its query.
+        let tracker = store.tracker
+        let id = self.id
+        let ids: [Int64]?
+        do {
+            ids = try store.writer.sync { connection in try tracker.ids(ofQuery: id, connection) }
+        } catch {
+            throw StoreError.wrap(error)
+        }
+        try rebuild(from: ids ?? [], madeAgain: made, store: store)
+        return true
+    }
+
+    /// Inserts `arrivals` in order, each after the row named, with the models of `kept` or
+    /// else the live (or loaded) ones. A row deleted meanwhile is left out, and a row that was
+    /// to follow it follows the row it followed. Returns false when a row to follow is not in
+    /// the result (the result is then partly edited).
+    private func insert(
+        _ arrivals: [(id: Int64, after: Int64?)], reusing kept: [Int64: M], store: Store
+    ) throws(StoreError) -> Bool {
+        var models = kept
+        let missing = arrivals.lazy.map(\.id).filter { models[$0] == nil }
+        if !missing.isEmpty {
+            for model in try store.models(M.self, ids: Array(missing)) {
+                if let id = model.persistentID { models[id] = model }
+            }
+        }
+        var standIns: [Int64: Int64?] = [:]
+        for (id, after) in arrivals {
+            var after = after
+            while let previous = after, let standIn = standIns[previous] { after = standIn }
+            guard let model = models[id] else {
+                standIns[id] = after
+                continue
+            }
+            guard rows.insert(id, model, after: after) else { return false }
+        }
+        return true
+    }
+
+    /// Makes the result the rows `newIDs`, in that order (the query run again). Walking the
+    /// old and new ids side by side, a row at the same place in both keeps its object; with a
+    /// few rows that came, went or moved, only they are removed and inserted, as when
+    /// following changed rows; with more, the result is made again in one pass. Returns
+    /// whether the result or one of its rows changed.
+    private func replace(with newIDs: [Int64], entries: [_LogEntry], resync: Bool, store: Store) throws(StoreError) -> Bool {
+        let table = M._$schema.name
+        guard let made = deleted(in: entries, limit: Self.editedRows) else {
+            try rebuild(from: newIDs, madeAgain: nil, store: store)
+            return true
+        }
+        let old = rows.ids
+        if !resync, made.isEmpty, newIDs == old {
+            // The same rows in the same order: changed if one of them was updated.
+            return entries.contains { rows.touches($0, table: table) }
+        }
+        func matches(_ index: Int, _ id: Int64) -> Bool {
+            index < old.count && old[index] == id && (made.isEmpty || !made.contains(id))
+        }
+        // The old rows passed over (went away, moved or made again), and the rows that arrive
+        // (came, moved here, or made again), at their places in the new result.
+        var passed: [Int64] = []
+        var arrivals: [(id: Int64, after: Int64?)] = []
         var i = 0
+        var many = false
         for (place, id) in newIDs.enumerated() {
-            if i < old.count, old[i] == id, current[i].persistentID == id {
+            if matches(i, id) {
                 i += 1
-            } else if i + 1 < old.count, old[i + 1] == id, current[i + 1].persistentID == id {
-                passed.append(i)   // went away, or moved
+            } else if matches(i + 1, id) {
+                passed.append(old[i])
                 i += 2
             } else {
-                lookups.append((place, id))   // came, moved here, or made again under its id
+                arrivals.append((id, place > 0 ? newIDs[place - 1] : nil))
+            }
+            if passed.count + arrivals.count > Self.editedRows {
+                many = true
+                break
             }
         }
-        if i < old.count { passed.append(contentsOf: i..<old.count) }
-        // Rows looked up: from the result if they only moved, else loaded.
-        var found: [Int64: M] = [:]
-        var missing: [Int64] = []
-        for (_, id) in lookups {
-            if let model = byID[id], model.persistentID == id { found[id] = model } else { missing.append(id) }
+        if !many, i < old.count { passed.append(contentsOf: old[i...]) }
+        if many || passed.count + arrivals.count > Self.editedRows {
+            try rebuild(from: newIDs, madeAgain: made, store: store)
+            return true
         }
+        var kept: [Int64: M] = [:]
+        for id in passed {
+            if let model = rows.remove(id), model.persistentID == id, !made.contains(id) { kept[id] = model }
+        }
+        if try !insert(arrivals, reusing: kept, store: store) {
+            try rebuild(from: newIDs, madeAgain: made, store: store)
+            return true
+        }
+        return true
+    }
+
+    /// Makes the result the rows `ids`, in one pass: the objects of rows already in it are
+    /// kept (except those made again, all of them when `madeAgain` is nil), the others loaded.
+    private func rebuild(from ids: [Int64], madeAgain: Set<Int64>?, store: Store) throws(StoreError) {
+        var models: [M?] = ids.map { id in
+            guard let made = madeAgain, !made.contains(id), let model = rows.model(id), model.persistentID == id else { return nil }
+            return model
+        }
+        let missing = ids.indices.filter { models[$0] == nil }
         if !missing.isEmpty {
-            for model in try store.models(M.self, ids: missing) {
-                if let id = model.persistentID { found[id] = model }
+            var loaded: [Int64: M] = [:]
+            for model in try store.models(M.self, ids: missing.map { ids[$0] }) {
+                if let id = model.persistentID { loaded[id] = model }
             }
+            for index in missing { models[index] = loaded[ids[index]] }
         }
-        // The new result is the old one edited: the passed rows removed, the looked-up ones
-        // inserted at their places (a row deleted meanwhile is left out, and the places after
-        // it move up). Unchanged rows are moved in memory, never retained and released again:
-        // with a few rows changed, this is a few moves of the array, whatever its size.
-        var models: [M]
-        var newIDsKept: [Int64]
-        if passed.count + lookups.count <= Self.editedRows {
-            // Taken, not shared: editing does not copy them (unless a subscriber holds them).
-            models = current
-            current = []
-            newIDsKept = ids
-            ids = []
-            for index in passed.reversed() {
-                models.remove(at: index)
-                newIDsKept.remove(at: index)
-            }
-            var skipped = 0
-            for (place, id) in lookups {
-                guard let model = found[id] else {
-                    skipped += 1
-                    continue
-                }
-                models.insert(model, at: place - skipped)
-                newIDsKept.insert(id, at: place - skipped)
-            }
-        } else {
-            // Many rows changed: one pass over the new ids rather than an edit per row.
-            models = []
-            newIDsKept = []
-            models.reserveCapacity(newIDs.count)
-            newIDsKept.reserveCapacity(newIDs.count)
-            for id in newIDs {
-                guard let model = found[id] ?? byID[id].flatMap({ $0.persistentID == id ? $0 : nil }) else { continue }
-                models.append(model)
-                newIDsKept.append(id)
-            }
+        // A row deleted meanwhile (not loaded) is left out.
+        var keptIDs: [Int64] = []
+        var keptModels: [M] = []
+        keptIDs.reserveCapacity(ids.count)
+        keptModels.reserveCapacity(ids.count)
+        for (id, model) in zip(ids, models) {
+            guard let model else { continue }
+            keptIDs.append(id)
+            keptModels.append(model)
         }
-        // `byID` changes only for the rows that left and those that came (or were made again).
-        if !passed.isEmpty {
-            let arrived = Set(lookups.map(\.id))
-            for index in passed where !arrived.contains(old[index]) { byID[old[index]] = nil }
-        }
-        for (id, model) in found { byID[id] = model }
-        for (_, id) in lookups where found[id] == nil { byID[id] = nil }
-        ids = newIDsKept
-        current = models
+        rows = _LiveRows(ids: keptIDs, models: keptModels)
     }
 
     func fail(_ error: StoreError) { observer.sendError(error) }
 
     func end() { observer.sendCompleted() }
 }
-

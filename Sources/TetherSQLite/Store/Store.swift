@@ -525,6 +525,14 @@ public final class Store {
 
     /// The live models of the rows `sql` selects (every column of `table`, id first).
     func _fetch<M: PersistentModel>(_ type: M.Type, sql: String, _ arguments: [SQLiteValue], table: _Table) throws(StoreError) -> [M] {
+        try _stampedFetch(type, sql: sql, arguments, table: table).models
+    }
+
+    /// `_fetch`, and the read's stamp: the events in the inbox stamped before it were read from
+    /// an older state of the database than the models.
+    func _stampedFetch<M: PersistentModel>(
+        _ type: M.Type, sql: String, _ arguments: [SQLiteValue], table: _Table
+    ) throws(StoreError) -> (models: [M], stamp: UInt64) {
         // The models are made on the writer queue as the rows are stepped, while this thread
         // waits for it (see `_WhileWaiting`): no copy of the rows' values in between. They
         // belong to this thread.
@@ -570,7 +578,7 @@ public final class Store {
             }
             if parentOfCollections { try loadCollections(of: fetched.fresh, table: table) }
         }
-        return fetched.take(as: M.self)
+        return (fetched.take(as: M.self), stamp.stamp)
     }
 
     /// Deletes the model's row; the model stops being written through (a later change to it is

@@ -225,7 +225,7 @@ extension Store {
         if changeSubject.subscriberCount > 0 {
             for change in set.changes { changeSubject.sendNext(change) }
         }
-        updateLiveQueries(set)
+        updateLiveQueries(set, stamp: stamp)
     }
 
     /// Updates the live models of rows changed elsewhere, all in one model transaction (so
@@ -343,13 +343,13 @@ extension Store {
         protect(set.externalKeys, at: stamp)
     }
 
-    private func updateLiveQueries(_ set: _ChangeSet) {
+    private func updateLiveQueries(_ set: _ChangeSet, stamp: UInt64) {
         guard !state.liveQueries.isEmpty else { return }
         for (id, result) in set.queryResults {
             guard let query = state.liveQueries[id] else { continue }
             switch result {
-            case .success(let ids):
-                query.update(ids: ids, entries: set.entries, resync: set.resync, store: self)
+            case .success(let change):
+                query.update(change, entries: set.entries, resync: set.resync, stamp: stamp, store: self)
             case .failure(let error):
                 query.fail(.sqlite(error))
                 stopLiveQuery(id)

@@ -52,7 +52,7 @@ extension Store {
         where condition: Condition<M>,
         limit: Int? = nil,
         offset: Int? = nil
-    ) -> Signal<[M], StoreError> {
+    ) -> Signal<QueryResult<M>, StoreError> {
         do {
             let (sql, arguments) = try table(for: type).render(condition)
             return _observe(type, where: sql, arguments, orderBy: nil, descending: false, limit: limit, offset: offset)
@@ -74,7 +74,7 @@ extension Store {
         descending: Bool = false,
         limit: Int? = nil,
         offset: Int? = nil
-    ) -> Signal<[M], StoreError> {
+    ) -> Signal<QueryResult<M>, StoreError> {
         do {
             let index = try Self.propertyIndex(of: orderBy)
             let (sql, arguments) = try table(for: type).render(condition)
