@@ -26,7 +26,7 @@ func checkP10(_ what: String, _ ids: [Int64]) {
     precondition(ids == (0..<50).map { Int64(p10Rows - $0) }, "P10 \(what): wrong page")
 }
 
-func p10Page(_ store: Store) -> Signal<[StoreInvoice], StoreError> {
+func p10Page(_ store: Store) -> Signal<QueryResult<StoreInvoice>, StoreError> {
     store.observe(StoreInvoice.self, where: .always(true), orderBy: \.quantity, descending: true, limit: 50)
 }
 
@@ -104,7 +104,7 @@ func registerP10() {
 /// one thread.
 final class FirstPage: @unchecked Sendable {
     private(set) var ids: [Int64] = []
-    func keep(_ page: [StoreInvoice]) {
+    func keep(_ page: QueryResult<StoreInvoice>) {
         if ids.isEmpty { ids = page.compactMap(\.persistentID) }
     }
 }
