@@ -20,6 +20,8 @@ struct _LiveRows<M: AnyObject> {
     static var minimum: Int { capacity / 8 }
 
     private(set) var chunks: [Chunk] = []
+    /// The chunks' serials, place for place (searched without touching the chunks).
+    private var serials: [UInt32] = []
     /// Each row's model and the serial of its chunk.
     private var entries: [Int64: (model: M, chunk: UInt32)] = [:]
     private var nextSerial: UInt32 = 0
@@ -34,14 +36,24 @@ struct _LiveRows<M: AnyObject> {
         let half = Self.capacity / 2
         for (id, model) in zip(ids, models) {
             if chunk.ids.count == half {
-                chunks.append(chunk)
+                append(chunk)
                 chunk = newChunk()
             }
             chunk.ids.append(id)
             chunk.models.append(model)
             entries[id] = (model, chunk.serial)
         }
-        if !chunk.ids.isEmpty { chunks.append(chunk) }
+        if !chunk.ids.isEmpty { append(chunk) }
+    }
+
+    private mutating func append(_ chunk: Chunk) {
+        chunks.append(chunk)
+        serials.append(chunk.serial)
+    }
+
+    private mutating func removeChunk(at index: Int) -> Chunk {
+        serials.remove(at: index)
+        return chunks.remove(at: index)
     }
 
     private mutating func newChunk() -> Chunk {
@@ -66,11 +78,16 @@ struct _LiveRows<M: AnyObject> {
     }
 
     /// The result as sent to subscribers: the chunks' models, shared.
-    func snapshot() -> QueryResult<M> { QueryResult(chunks: chunks.map(\.models)) }
+    func snapshot() -> QueryResult<M> {
+        var models: [ContiguousArray<M>] = []
+        models.reserveCapacity(chunks.count)
+        for index in chunks.indices { models.append(chunks[index].models) }
+        return QueryResult(chunks: models)
+    }
 
     private func place(_ id: Int64) -> (chunk: Int, index: Int)? {
         guard let serial = entries[id]?.chunk,
-              let chunk = chunks.firstIndex(where: { $0.serial == serial }),
+              let chunk = serials.firstIndex(of: serial),
               let index = chunks[chunk].ids.firstIndex(of: id) else { return nil }
         return (chunk, index)
     }
@@ -83,7 +100,7 @@ struct _LiveRows<M: AnyObject> {
         chunks[chunk].ids.remove(at: index)
         chunks[chunk].models.remove(at: index)
         if chunks[chunk].ids.isEmpty {
-            chunks.remove(at: chunk)
+            _ = removeChunk(at: chunk)
         } else if chunks[chunk].ids.count < Self.minimum {
             joinNeighbour(chunk)
         }
@@ -100,7 +117,7 @@ struct _LiveRows<M: AnyObject> {
             guard let place = place(previous) else { return false }
             (chunk, index) = (place.chunk, place.index + 1)
         } else if chunks.isEmpty {
-            chunks.append(newChunk())
+            append(newChunk())
         }
         chunks[chunk].ids.insert(id, at: index)
         chunks[chunk].models.insert(model, at: index)
@@ -119,19 +136,20 @@ struct _LiveRows<M: AnyObject> {
         chunks[index].models.removeSubrange(half...)
         for (id, model) in zip(second.ids, second.models) { entries[id] = (model, second.serial) }
         chunks.insert(second, at: index + 1)
+        serials.insert(second.serial, at: index + 1)
     }
 
     /// Joins chunk `index` to the chunk before it (or after it), if both fit in one.
     private mutating func joinNeighbour(_ index: Int) {
         let count = chunks[index].ids.count
         if index > 0, chunks[index - 1].ids.count + count <= Self.capacity {
-            let moved = chunks.remove(at: index)
+            let moved = removeChunk(at: index)
             chunks[index - 1].ids.append(contentsOf: moved.ids)
             chunks[index - 1].models.append(contentsOf: moved.models)
             let serial = chunks[index - 1].serial
             for (id, model) in zip(moved.ids, moved.models) { entries[id] = (model, serial) }
         } else if index + 1 < chunks.count, chunks[index + 1].ids.count + count <= Self.capacity {
-            let moved = chunks.remove(at: index)
+            let moved = removeChunk(at: index)
             chunks[index].ids.insert(contentsOf: moved.ids, at: 0)
             chunks[index].models.insert(contentsOf: moved.models, at: 0)
             let serial = chunks[index].serial
