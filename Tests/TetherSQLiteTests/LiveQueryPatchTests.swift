@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import TetherTestSupport
 @testable import TetherSQLite
@@ -163,5 +164,46 @@ struct LiveQueryPatchTests {
         // (A small result may grow large through the bulk inserts.)
         if large { #expect(followed == query.followsRows, "seed \(seed), \(query.name): rows followed alone") }
         if !query.followsRows { #expect(!followed, "seed \(seed), \(query.name): a subquery over the table") }
+    }
+}
+
+extension LiveQueryPatchTests {
+    /// A look reads one state of the database. Here another connection commits right after the
+    /// look has read the log: row 20 moves to just before where row 10 moved. Were the rows
+    /// around row 10's new place read from that later state, row 10 would be placed after row
+    /// 20's old place, and stay there when the next look moves row 20.
+    @Test func aLookReadsOneStateOfTheDatabase() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        _ = try store.fetch(Ticket.self)
+        let other = try fixture.another()
+        try other.execute("""
+            WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 1000)
+            INSERT INTO Ticket (title, points) SELECT 't', k FROM n
+            """)
+        try other.execute("CREATE INDEX Ticket_points ON Ticket(points)")
+        var results: [QueryResult<Ticket>] = []
+        let subscription = store.observe(Ticket.self, orderBy: \.points).sink(next: { results.append($0) }, error: { Issue.record($0) })
+        defer { subscription.dispose() }
+        try store.refresh()   // the inserts seen
+        try other.execute("UPDATE Ticket SET points = 5000 WHERE id = 10")
+        let path = fixture.path
+        let once = Atomic<Bool>(false)
+        store.tracker.runAfterReadingTheLog {
+            guard !once.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            do {
+                try Connection(path: path).execute("UPDATE Ticket SET points = 4999 WHERE id = 20")
+            } catch {
+                Issue.record(error)
+            }
+        }
+        try store.refresh()
+        store.tracker.runAfterReadingTheLog(nil)
+        let committedDuringTheLook = once.load(ordering: .acquiring)
+        #expect(committedDuringTheLook)
+        try store.refresh()
+        let ids = results.last?.map(\.persistentID) ?? []
+        #expect(ids.suffix(3) == [1000, 20, 10])
+        #expect(ids == (try store.fetch(Ticket.self, orderBy: \.points)).map(\.persistentID))
     }
 }

@@ -154,6 +154,8 @@ final class _ChangeTracker: Sendable {
         /// The size of each live query's result, as its last update left it.
         var resultSizes: [Int: Int] = [:]
         var nextQuery = 1
+        /// Run by `catchUp` right after it read the log (tests commit elsewhere there).
+        var afterReadingTheLog: (@Sendable () -> Void)?
     }
 
     private let state = _Locked(State())
@@ -213,6 +215,12 @@ final class _ChangeTracker: Sendable {
             for sql in Self.triggerSQL(table: table.name) { try connection.execute(sql) }
         }
         state.withLock { $0.tables[table.name] = table }
+    }
+
+    /// Sets what `catchUp` runs right after reading the log (for tests: a commit by another
+    /// connection at that moment).
+    func runAfterReadingTheLog(_ hook: (@Sendable () -> Void)?) {
+        state.withLock { $0.afterReadingTheLog = hook }
     }
 
     // MARK: Live queries
@@ -475,7 +483,7 @@ final class _ChangeTracker: Sendable {
             }
         }
         var set = _ChangeSet()
-        let (cursor, tables, hasRanges) = state.withLock { ($0.cursor, $0.tables, $0.hasRanges) }
+        let (cursor, tables, hasRanges, hook) = state.withLock { ($0.cursor, $0.tables, $0.hasRanges, $0.afterReadingTheLog) }
         var newCursor = cursor
         var resetCursor = false
 
@@ -501,6 +509,7 @@ final class _ChangeTracker: Sendable {
             newCursor = entry.sequence
         }
         statement.reset()
+        hook?()
         if first, let local, local.lowerBound > cursor + 1 {
             // Our transaction started after entries we never saw (pruned by another store).
             set.resync = true

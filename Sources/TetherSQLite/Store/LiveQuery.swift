@@ -210,7 +210,7 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
             if entry.last - entry.first >= Int64(rows.count) {
                 for id in rows.ids where entry.rowIDs.contains(id) { deleted.insert(id) }
             } else {
-                for id in entry.rowIDs where rows.model(id) != nil { deleted.insert(id) }
+                for id in entry.rowIDs where rows.contains(id) { deleted.insert(id) }
             }
             if deleted.count > limit { return nil }
         }
@@ -330,8 +330,9 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
     /// Makes the result the rows `ids`, in one pass: the objects of rows already in it are
     /// kept (except those made again, all of them when `madeAgain` is nil), the others loaded.
     private func rebuild(from ids: [Int64], madeAgain: Set<Int64>?, store: Store) throws(StoreError) {
+        let current = madeAgain == nil ? [:] : rows.modelsByID
         var models: [M?] = ids.map { id in
-            guard let made = madeAgain, !made.contains(id), let model = rows.model(id), model.persistentID == id else { return nil }
+            guard let made = madeAgain, !made.contains(id), let model = current[id], model.persistentID == id else { return nil }
             return model
         }
         let missing = ids.indices.filter { models[$0] == nil }

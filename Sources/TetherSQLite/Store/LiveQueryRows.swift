@@ -22,28 +22,26 @@ struct _LiveRows<M: AnyObject> {
     private(set) var chunks: [Chunk] = []
     /// The chunks' serials, place for place (searched without touching the chunks).
     private var serials: [UInt32] = []
-    /// Each row's model and the serial of its chunk.
-    private var entries: [Int64: (model: M, chunk: UInt32)] = [:]
+    /// The serial of each row's chunk.
+    private var chunkOf: [Int64: UInt32] = [:]
     private var nextSerial: UInt32 = 0
 
-    var count: Int { entries.count }
+    var count: Int { chunkOf.count }
 
     /// The rows `ids` with their `models`, place for place, in chunks half full.
-    init(ids: some Collection<Int64>, models: some Collection<M>) {
+    init(ids: [Int64], models: [M]) {
         precondition(ids.count == models.count)
-        entries.reserveCapacity(ids.count)
-        var chunk = newChunk()
-        let half = Self.capacity / 2
-        for (id, model) in zip(ids, models) {
-            if chunk.ids.count == half {
-                append(chunk)
-                chunk = newChunk()
-            }
-            chunk.ids.append(id)
-            chunk.models.append(model)
-            entries[id] = (model, chunk.serial)
+        chunkOf.reserveCapacity(ids.count)
+        var start = 0
+        while start < ids.count {
+            let end = min(start + Self.capacity / 2, ids.count)
+            var chunk = newChunk()
+            chunk.ids.append(contentsOf: ids[start..<end])
+            chunk.models.append(contentsOf: models[start..<end])
+            for id in ids[start..<end] { chunkOf[id] = chunk.serial }
+            append(chunk)
+            start = end
         }
-        if !chunk.ids.isEmpty { append(chunk) }
     }
 
     private mutating func append(_ chunk: Chunk) {
@@ -58,16 +56,28 @@ struct _LiveRows<M: AnyObject> {
 
     private mutating func newChunk() -> Chunk {
         defer { nextSerial &+= 1 }
-        var chunk = Chunk(serial: nextSerial, ids: [], models: [])
-        chunk.ids.reserveCapacity(Self.capacity / 2)
-        chunk.models.reserveCapacity(Self.capacity / 2)
-        return chunk
+        return Chunk(serial: nextSerial, ids: [], models: [])
     }
 
-    func model(_ id: Int64) -> M? { entries[id]?.model }
+    func contains(_ id: Int64) -> Bool { chunkOf[id] != nil }
+
+    /// The model of row `id`, if it is in the result.
+    func model(_ id: Int64) -> M? {
+        place(id).map { chunks[$0.chunk].models[$0.index] }
+    }
+
+    /// Every row's model by id (one pass).
+    var modelsByID: [Int64: M] {
+        var models: [Int64: M] = [:]
+        models.reserveCapacity(count)
+        for chunk in chunks {
+            for (id, model) in zip(chunk.ids, chunk.models) { models[id] = model }
+        }
+        return models
+    }
 
     /// Whether a row of `entry` is in the result.
-    func touches(_ entry: _LogEntry, table: String) -> Bool { entry.touches(table, in: entries) }
+    func touches(_ entry: _LogEntry, table: String) -> Bool { entry.touches(table, in: chunkOf) }
 
     /// Every id, in order.
     var ids: [Int64] {
@@ -86,7 +96,7 @@ struct _LiveRows<M: AnyObject> {
     }
 
     private func place(_ id: Int64) -> (chunk: Int, index: Int)? {
-        guard let serial = entries[id]?.chunk,
+        guard let serial = chunkOf[id],
               let chunk = serials.firstIndex(of: serial),
               let index = chunks[chunk].ids.firstIndex(of: id) else { return nil }
         return (chunk, index)
@@ -96,9 +106,9 @@ struct _LiveRows<M: AnyObject> {
     @discardableResult
     mutating func remove(_ id: Int64) -> M? {
         guard let (chunk, index) = place(id) else { return nil }
-        let model = entries.removeValue(forKey: id)?.model
+        chunkOf[id] = nil
         chunks[chunk].ids.remove(at: index)
-        chunks[chunk].models.remove(at: index)
+        let model = chunks[chunk].models.remove(at: index)
         if chunks[chunk].ids.isEmpty {
             _ = removeChunk(at: chunk)
         } else if chunks[chunk].ids.count < Self.minimum {
@@ -110,7 +120,7 @@ struct _LiveRows<M: AnyObject> {
     /// Inserts row `id` right after row `previous` (first when nil). Returns false, changing
     /// nothing, when `previous` is not in the result or `id` already is.
     mutating func insert(_ id: Int64, _ model: M, after previous: Int64?) -> Bool {
-        guard entries[id] == nil else { return false }
+        guard chunkOf[id] == nil else { return false }
         var chunk = 0
         var index = 0
         if let previous {
@@ -121,7 +131,7 @@ struct _LiveRows<M: AnyObject> {
         }
         chunks[chunk].ids.insert(id, at: index)
         chunks[chunk].models.insert(model, at: index)
-        entries[id] = (model, chunks[chunk].serial)
+        chunkOf[id] = chunks[chunk].serial
         if chunks[chunk].ids.count > Self.capacity { split(chunk) }
         return true
     }
@@ -134,7 +144,7 @@ struct _LiveRows<M: AnyObject> {
         second.models.append(contentsOf: chunks[index].models[half...])
         chunks[index].ids.removeSubrange(half...)
         chunks[index].models.removeSubrange(half...)
-        for (id, model) in zip(second.ids, second.models) { entries[id] = (model, second.serial) }
+        for id in second.ids { chunkOf[id] = second.serial }
         chunks.insert(second, at: index + 1)
         serials.insert(second.serial, at: index + 1)
     }
@@ -147,13 +157,13 @@ struct _LiveRows<M: AnyObject> {
             chunks[index - 1].ids.append(contentsOf: moved.ids)
             chunks[index - 1].models.append(contentsOf: moved.models)
             let serial = chunks[index - 1].serial
-            for (id, model) in zip(moved.ids, moved.models) { entries[id] = (model, serial) }
+            for id in moved.ids { chunkOf[id] = serial }
         } else if index + 1 < chunks.count, chunks[index + 1].ids.count + count <= Self.capacity {
             let moved = removeChunk(at: index)
             chunks[index].ids.insert(contentsOf: moved.ids, at: 0)
             chunks[index].models.insert(contentsOf: moved.models, at: 0)
             let serial = chunks[index].serial
-            for (id, model) in zip(moved.ids, moved.models) { entries[id] = (model, serial) }
+            for id in moved.ids { chunkOf[id] = serial }
         }
     }
 }
