@@ -17,9 +17,9 @@
 /// `Array(result)` copies it into an array when one is needed.
 public struct QueryResult<Element>: RandomAccessCollection {
     /// The elements, chunk by chunk; no chunk is empty.
-    let chunks: [ContiguousArray<Element>]
+    @usableFromInline let chunks: [ContiguousArray<Element>]
     /// The position of each chunk's first element (as many as there are chunks).
-    let starts: [Int]
+    @usableFromInline let starts: [Int]
 
     public let count: Int
 
@@ -52,10 +52,10 @@ public struct QueryResult<Element>: RandomAccessCollection {
         self.count = count
     }
 
-    public var startIndex: Int { 0 }
-    public var endIndex: Int { count }
+    @inlinable public var startIndex: Int { 0 }
+    @inlinable public var endIndex: Int { count }
 
-    public subscript(position: Int) -> Element {
+    @inlinable public subscript(position: Int) -> Element {
         precondition(position >= 0 && position < count, "QueryResult index \(position) out of range 0..<\(count)")
         // The last chunk that starts at or before `position`.
         var low = 0
@@ -67,15 +67,19 @@ public struct QueryResult<Element>: RandomAccessCollection {
         return chunks[low][position - starts[low]]
     }
 
-    public func makeIterator() -> Iterator { Iterator(chunks: chunks) }
+    @inlinable public func makeIterator() -> Iterator { Iterator(chunks: chunks) }
 
     /// Walks the chunks in order.
     public struct Iterator: IteratorProtocol {
-        let chunks: [ContiguousArray<Element>]
-        var chunk = 0
-        var index = 0
+        @usableFromInline let chunks: [ContiguousArray<Element>]
+        @usableFromInline var chunk = 0
+        @usableFromInline var index = 0
 
-        public mutating func next() -> Element? {
+        @inlinable init(chunks: [ContiguousArray<Element>]) {
+            self.chunks = chunks
+        }
+
+        @inlinable public mutating func next() -> Element? {
             while chunk < chunks.count {
                 if index < chunks[chunk].count {
                     defer { index += 1 }
