@@ -180,6 +180,10 @@ public final class InvoiceApp {
         customer.bind(to: channel(draft, \.text))
         bindFields(to: blank)
 
+        // First: the lists' first results read invoices' lines, which may fail.
+        subscriptions.add(store.errors.subscribe(with: current) { [weak self] _, error in
+            self?.storeFailed(error)
+        })
         subscriptions.add(invoices.subscribe(
             with: current,
             next: { [weak self] _, invoices in self?.show(Array(invoices)) },
@@ -197,9 +201,6 @@ public final class InvoiceApp {
             self?.showLines(lines ?? [])
         })
         subscriptions.add(observe(current, \.invoice?.total).subscribe(next: { _ in needsDisplay() }))
-        subscriptions.add(store.errors.subscribe(with: current) { [weak self] _, error in
-            self?.storeFailed(error)
-        })
         subscriptions.add(store.committedChanges.subscribe(with: current) { [weak self] _, change in
             self?.changedElsewhere(change)
         })
@@ -890,13 +891,13 @@ public final class InvoiceApp {
             failure = SaveState.reason(for: error)
             needsDisplay()
         } else {
-            // Nothing waits: a change dropped (not saved), or one from elsewhere that could not
-            // be read, which is not about saving at all.
+            // Nothing waits: a change dropped (not saved), or a read that failed (a change
+            // made elsewhere, or an invoice's lines), which is not about saving at all.
             switch error {
             case .deleted, .invalid, .closed, .readOnly, .fileLost:
                 report("Not saved: \(SaveState.reason(for: error))")
             default:
-                report("Could not read a change made elsewhere: \(SaveState.reason(for: error))")
+                report("Could not read from the database: \(SaveState.reason(for: error))")
             }
         }
     }

@@ -60,13 +60,39 @@ extension ModelTrackedMacro: AccessorMacro {
         if let variable = declaration.as(VariableDeclSyntax.self), case .success(.reference)? = variable.relationshipKind() {
             return referenceAccessors(storage: storage, identifier: identifier, index: index)
         }
-
         let initAccessor: AccessorDeclSyntax = """
             @storageRestrictions(initializes: \(raw: storage))
             init(initialValue) {
                 \(raw: storage) = initialValue
             }
             """
+        if let variable = declaration.as(VariableDeclSyntax.self), case .success(.toMany)? = variable.relationshipKind() {
+            // A stored model's collections are loaded on their first use, read or write.
+            return [
+                initAccessor,
+                """
+                get {
+                    _$registrar.access(self, index: \(index), \\.\(identifier))
+                    _$registrar.loadCollectionsIfNeeded(self)
+                    return \(raw: storage)
+                }
+                """,
+                """
+                set {
+                    _$registrar.loadCollectionsIfNeeded(self)
+                    // Those that leave live until the store has seen them go.
+                    let old = \(raw: storage)
+                    defer { withExtendedLifetime(old) {} }
+                    guard _$registrar.willSet(self, index: \(index), from: old, to: newValue, \\.\(identifier)) else {
+                        \(raw: storage) = newValue
+                        return
+                    }
+                    \(raw: storage) = newValue
+                    _$registrar.didSet(self, index: \(index), to: newValue, \\.\(identifier))
+                }
+                """,
+            ]
+        }
         let getAccessor: AccessorDeclSyntax = """
             @inline(__always) get {
                 _$registrar.access(self, index: \(index), \\.\(identifier))

@@ -689,7 +689,7 @@ struct InvoiceAppTests {
         try Connection(path: h.database.path).execute("UPDATE Invoice SET tax = 'lots' WHERE number = 1")
         try h.store.refresh()
         let message = try #require(h.app.status.currentMessage)
-        #expect(message.hasPrefix("Could not read a change made elsewhere: a value of the wrong type"), "\(message)")
+        #expect(message.hasPrefix("Could not read from the database: a value of the wrong type"), "\(message)")
         #expect(h.app.saveState == .saved, "nothing of this copy waits")
         #expect(h.app.current.invoice?.tax == 20, "the model keeps its value")
     }

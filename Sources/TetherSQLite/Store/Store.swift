@@ -576,7 +576,13 @@ public final class Store {
                 // Children loaded on their own: each joins its parent's collection, if that is live.
                 for (child, _) in fetched.fresh { placeEverywhere(child, table) }
             }
-            if parentOfCollections { try loadCollections(of: fetched.fresh, table: table) }
+            if parentOfCollections {
+                // Their collections are loaded on first use (`loadCollectionsOnFirstUse`).
+                for (parent, _) in fetched.fresh {
+                    table.registrarOf(parent)._withUnsafeGuaranteedRef { $0.setCollectionsUnloaded(true) }
+                }
+                state.lastFetchedParents[table.name] = fetched.fresh.prefix(Self.collectionBatch * 8).map { (_WeakModel($0.model), $0.id) }
+            }
         }
         return (fetched.take(as: M.self), stamp.stamp)
     }

@@ -42,6 +42,10 @@ final class _StoreState {
     /// Whether collections are being loaded (the children loaded for them are placed there, not
     /// one by one).
     var loadingCollections = 0
+    /// The parents (with to-many relationships) that each table's latest fetch made, in its
+    /// order, up to `Store.collectionBatch * 8`: the first use of one's collections loads those
+    /// of the next ones still unloaded too, in one query (a list of parents read in turn).
+    var lastFetchedParents: [String: [(model: _WeakModel, id: Int64)]] = [:]
     /// How many `insertChildren` are inserting the children of parents just inserted (they
     /// place them all at once after).
     var insertingChildren = 0

@@ -130,7 +130,10 @@ final class _Table: @unchecked Sendable {
             changed: { [unowned self] model, registrar, index in
                 box.store?.changed(model, registrar, column: index, table: self)
             },
-            resolve: resolve)
+            resolve: resolve,
+            loadCollections: { [unowned self] model, registrar in
+                box.store?.loadCollectionsOnFirstUse(model, registrar, table: self)
+            })
         deletedHook = _PersistenceHook(
             changed: { [unowned self] _, registrar, index in
                 box.store?.changedAfterDeletion(registrar, column: index, table: self)

@@ -5,7 +5,9 @@ import Tether
 // children's foreign-key column (`invoice_id`). The store keeps each live parent's collection in
 // step with the rows and with its live children, in the declared order:
 //
-// - loading parents loads their children, one query per relationship for all of them;
+// - a parent's collections are loaded on their first use (a read or a write of one of them),
+//   one query per relationship, not with the parent: loading customers does not load every
+//   invoice, and an invoice's customer does not load the customer's other invoices;
 // - a child given another parent (here, or by another connection or process), inserted or
 //   deleted leaves its old parent's collection and joins its new one's (`place`);
 // - appending to or removing from a collection sets the children's inverse (and inserts
@@ -167,7 +169,8 @@ extension Store {
             guard let relations = state.toManyByChild[key.table], let values = set.rows[key] else { continue }
             for relation in relations {
                 guard case .integer(let parent) = values[relation.foreignKeyPosition],
-                      state.identity[_RowKey(table: relation.parentTable, id: parent)] != nil else { continue }
+                      let model = state.identity[_RowKey(table: relation.parentTable, id: parent)],
+                      collectionsLoaded(model, relation) else { continue }
                 found[key.table, default: []].append(key.id)
                 break
             }
@@ -202,6 +205,51 @@ extension Store {
     }
 
     // MARK: Loading
+
+    /// Loads the collections of `model`, a stored parent of `table` loaded from its row, on
+    /// their first use (see `ModelRegistrar.loadCollectionsIfNeeded`). When the load fails,
+    /// the collections stay empty, the error goes to `errors`, and the next use tries again.
+    ///
+    /// A parent among those its table's latest fetch made brings the others of its window of
+    /// `collectionBatch` whose collections are still unloaded: a list of parents whose
+    /// collections are read in turn costs one query per relationship and window, not one per
+    /// parent.
+    func loadCollectionsOnFirstUse(_ model: AnyObject, _ registrar: ModelRegistrar, table: _Table) {
+        let id = registrar.rowID.load(ordering: .relaxed)
+        guard id > 0 else { return }
+        var parents: [(model: AnyObject, id: Int64)] = [(model, id)]
+        if let batch = state.lastFetchedParents[table.name], let position = batch.firstIndex(where: { $0.id == id && $0.model.model === model }) {
+            // The batch's window of `collectionBatch` parents that holds this one.
+            let start = position / Self.collectionBatch * Self.collectionBatch
+            for (other, otherID) in batch[start..<Swift.min(start + Self.collectionBatch, batch.count)] where otherID != id {
+                guard let other = other.model else { continue }
+                let waiting = table.registrarOf(other)._withUnsafeGuaranteedRef { registrar in
+                    guard registrar.hasUnloadedCollections, registrar.rowID.load(ordering: .relaxed) == otherID else { return false }
+                    registrar.setCollectionsUnloaded(false)
+                    return true
+                }
+                if waiting { parents.append((other, otherID)) }
+            }
+        }
+        do {
+            try loadCollections(of: parents, table: table)
+        } catch {
+            for (parent, _) in parents {
+                table.registrarOf(parent)._withUnsafeGuaranteedRef { $0.setCollectionsUnloaded(true) }
+            }
+            errorSubject.sendNext(error)
+        }
+    }
+
+    /// At most how many parents' collections a first use loads together.
+    static var collectionBatch: Int { 64 }
+
+    /// Whether `parent` (a model of `relation`'s parent table) has its collections in memory:
+    /// a parent whose collections wait for their first use is left alone (its load reads them).
+    private func collectionsLoaded(_ parent: AnyObject, _ relation: _ToMany) -> Bool {
+        guard let table = state.tablesByName[relation.parentTable] else { return true }
+        return !table.registrarOf(parent)._withUnsafeGuaranteedRef { $0.hasUnloadedCollections }
+    }
 
     /// Sets the collections of parents just loaded (`parents`, of `table`): the children of all
     /// of them are read with one query per relationship and 500 parents, and loaded (those not
@@ -354,7 +402,7 @@ extension Store {
             // parent again through the identity map.
             setID(child, new)
         }
-        if let new, let parent = state.identity[_RowKey(table: relation.parentTable, id: new)] {
+        if let new, let parent = state.identity[_RowKey(table: relation.parentTable, id: new)], collectionsLoaded(parent, relation) {
             var children = relation.relationship.read(parent)
             let before = children.map(ObjectIdentifier.init)
             if !children.contains(where: { $0 === child }) { children.append(child) }
@@ -368,7 +416,8 @@ extension Store {
     /// Takes `child` out of the collection of the parent row `parentID`, if that parent is live
     /// and holds it.
     private func leave(_ child: AnyObject, parentID: Int64, _ relation: _ToMany) {
-        guard let parent = state.identity[_RowKey(table: relation.parentTable, id: parentID)] else { return }
+        guard let parent = state.identity[_RowKey(table: relation.parentTable, id: parentID)],
+              collectionsLoaded(parent, relation) else { return }
         let children = relation.relationship.read(parent)
         if children.contains(where: { $0 === child }) {
             setQuietly(parent, relation.propertyIndex) { relation.relationship.assign(parent, children.filter { $0 !== child }) }
