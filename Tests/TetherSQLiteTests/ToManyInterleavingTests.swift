@@ -93,7 +93,7 @@ struct ToManyInterleavingTests {
             let side = sides[which]
             let sheets = side.liveSheets
             let entries = side.liveEntries
-            let operation = random.below(11)
+            let operation = random.below(12)
             if trace {
                 print("step \(step) store \(which) op \(operation) sheets \(sheets.map { "\($0.persistentID!):\($0.entries.map { "\($0.persistentID ?? 0)" })" })")
             }
@@ -130,6 +130,12 @@ struct ToManyInterleavingTests {
                 try check("after step \(step), a sheet deleted")
             case 9:
                 try side.store.flush()
+            case 11:
+                // The store forgets its sheets (they are freed) and fetches them again: their
+                // collections wait for their first use while both stores go on.
+                try side.store.flush()
+                side.sheets = []
+                try side.adoptNewSheets()
             default:
                 try sync()
                 try check("after step \(step)")
