@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "TetherSQLite", targets: ["TetherSQLite"]),
         // A terminal front-end: raw-mode I/O, pure rendering, widgets bound to channels.
         .library(name: "TetherTerminal", targets: ["TetherTerminal"]),
+        // The invoice sample's app, so that the benchmarks can measure its first screen (S2).
+        .library(name: "InvoiceKit", targets: ["InvoiceKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),

@@ -34,6 +34,8 @@ let package = Package(
                 "CSQLiteBench",
                 // T1/T2 (a keystroke in a 20-field form, rendered to a byte sink).
                 .product(name: "TetherTerminal", package: tether),
+                // S2 (the invoice app's first screen as the file grows).
+                .product(name: "InvoiceKit", package: tether),
             ],
             path: "Benchmarks/TetherBenchmarks",
             plugins: [

@@ -43,6 +43,7 @@ let benchmarks: @Sendable () -> Void = {
     registerP7P8()
     registerP10()
     registerS1()
+    registerS2()
     registerT1()
     registerTetherOperatorBenchmarks()
     registerCalibration()

@@ -1,0 +1,61 @@
+// S2 (issue 18): the invoice app's first screen as the file grows: 3 invoices (the examples a
+// new file gets), 100,000 and 1,000,000 (each with two lines, 100 customers).
+//
+// One sample opens the file (`openInvoiceStore`), makes the app on its invoice list
+// (`InvoiceApp(store:invoices: invoiceList(store))`) and renders the first 80x24 screen, then
+// closes the store (not measured). Reported: the time, the allocations, and the peak resident
+// memory's growth. Goal: at 100,000 and 1,000,000 invoices, within 1.5x of the 3-invoice
+// figures.
+import Benchmark
+import Foundation
+import InvoiceKit
+import TetherSQLite
+import TetherTerminal
+
+let s2Sizes = [3, 100_000, 1_000_000]
+
+/// A file with `invoices` invoices: the three examples, then invoices 4... with two lines each
+/// and one of 100 customers (written with SQL, the change log emptied after).
+func makeS2File(_ files: BenchmarkFiles, invoices: Int) throws -> String {
+    let path = files.fresh("s2-\(invoices)")
+    try openInvoiceStore(path: path, scheduler: TestScheduler()).close()
+    guard invoices > 3 else { return path }
+    let database = RawDatabase(path: path)
+    database.execute("""
+        BEGIN;
+        WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 100)
+        INSERT INTO Customer (name) SELECT 'Customer ' || k FROM n;
+        WITH RECURSIVE n(k) AS (SELECT 4 UNION ALL SELECT k + 1 FROM n WHERE k < \(invoices))
+        INSERT INTO Invoice (number, customer_id, note, tax)
+        SELECT k, (SELECT max(id) FROM Customer) - k % 100, 'Invoice ' || k, 20 FROM n;
+        INSERT INTO InvoiceLine (invoice_id, position, text, quantity, unitPrice)
+        SELECT id, 0, 'Gears', 1 + number % 7, 2.5 FROM Invoice WHERE number > 3;
+        INSERT INTO InvoiceLine (invoice_id, position, text, quantity, unitPrice)
+        SELECT id, 1, 'Levers', 2, 0.75 FROM Invoice WHERE number > 3;
+        DELETE FROM tether_changes;
+        COMMIT;
+        """)
+    return path
+}
+
+func registerS2() {
+    let configuration = Benchmark.Configuration(
+        metrics: [.wallClock, .mallocCountTotal, .peakMemoryResidentDelta],
+        timeUnits: .milliseconds, warmupIterations: 1, scalingFactor: .one, maxDuration: .seconds(10), maxIterations: 20)
+    for invoices in s2Sizes {
+        let label = invoices >= 1_000_000 ? "\(invoices / 1_000_000)M" : invoices >= 1_000 ? "\(invoices / 1_000)k" : "\(invoices)"
+        persistenceBenchmark("S2 invoices first screen, \(label) invoices", configuration: configuration) { files in
+            var path: String?
+            return { benchmark in
+                if path == nil { path = try makeS2File(files, invoices: invoices) }
+                benchmark.startMeasurement()
+                let store = try openInvoiceStore(path: path!, scheduler: TestScheduler())
+                let app = InvoiceApp(store: store, invoices: invoiceList(store), title: "s2")
+                let screen = app.render(Size(width: 80, height: 24))
+                benchmark.stopMeasurement()
+                precondition(screen.lines.joined(separator: "\n").contains("Invoice #1"), "S2: the first invoice is shown")
+                try store.close()
+            }
+        }
+    }
+}
