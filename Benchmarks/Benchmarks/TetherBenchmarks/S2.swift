@@ -49,16 +49,16 @@ func registerS2() {
             return { benchmark in
                 if path == nil { path = try makeS2File(files, invoices: invoices) }
                 // The app belongs to the main actor; package-benchmark runs samples on the main thread.
-                let (store, text) = try MainActor.assumeIsolated {
+                let text = try MainActor.assumeIsolated {
                     benchmark.startMeasurement()
                     let store = try openInvoiceStore(path: path!, scheduler: TestScheduler())
                     let app = InvoiceApp(store: store, invoices: invoiceList(store), title: "s2")
                     let screen = app.render(Size(width: 80, height: 24))
                     benchmark.stopMeasurement()
-                    return (store, screen.lines.joined(separator: "\n"))
+                    withExtendedLifetime(app) { try? store.close() }
+                    return screen.lines.joined(separator: "\n")
                 }
                 precondition(text.contains("Invoice #1"), "S2: the first invoice is shown")
-                try store.close()
             }
         }
     }
