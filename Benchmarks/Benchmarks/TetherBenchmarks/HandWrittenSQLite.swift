@@ -144,6 +144,34 @@ func rawUpdate(_ database: RawDatabase, table: String, _ invoices: [RawInvoice],
     database.execute("COMMIT")
 }
 
+/// P2 by hand, as write-through does it: each change sets the object's property and marks the
+/// object changed (a flag per object, and the changed ones in order); then each changed row
+/// is written once (one prepared UPDATE per row) in one transaction.
+@inline(never)
+func rawUpdateCoalesced(_ database: RawDatabase, table: String, _ invoices: [RawInvoice], changes: Int, stamp: Int) {
+    var changed = [Bool](repeating: false, count: invoices.count)
+    var order: [Int] = []
+    for k in 0..<changes {
+        let index = k % invoices.count
+        invoices[index].quantity = stamp + k
+        if !changed[index] {
+            changed[index] = true
+            order.append(index)
+        }
+    }
+    database.execute("BEGIN IMMEDIATE")
+    let update = database.prepare("UPDATE \(table) SET quantity = ? WHERE id = ?")
+    for index in order {
+        let invoice = invoices[index]
+        sqlite3_bind_int64(update, 1, Int64(invoice.quantity))
+        sqlite3_bind_int64(update, 2, invoice.id)
+        precondition(sqlite3_step(update) == SQLITE_DONE, "UPDATE: \(database.message)")
+        sqlite3_reset(update)
+    }
+    sqlite3_finalize(update)
+    database.execute("COMMIT")
+}
+
 /// P3 by hand: every row, in id order, as class instances.
 @inline(never)
 func rawLoadAll(_ database: RawDatabase, table: String) -> [RawInvoice] {

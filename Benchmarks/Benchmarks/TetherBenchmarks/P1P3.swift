@@ -182,13 +182,14 @@ func checkInserted(_ what: String, path: String, table: String, ids: [Int64?]) {
 }
 
 /// P2: after the changes of the sample stamped `stamp`, every row holds its last value
-/// (change k set row k % p2Models + 1 to stamp + k; the last change of row id is k = 90,000 + id - 1).
-func checkUpdated(_ what: String, path: String, table: String, stamp: Int) {
+/// (change k set row k % models + 1 to stamp + k; the last change of row id is
+/// k = changes - models + id - 1).
+func checkUpdated(_ what: String, path: String, table: String, stamp: Int, models: Int = p2Models, changes: Int = p2Changes) {
     let database = RawDatabase(path: path)
-    let last = p2Changes - p2Models
+    let last = changes - models
     let matching = database.integer("SELECT count(*) FROM \(table) WHERE quantity = \(stamp + last) + id - 1")
     let count = database.integer("SELECT count(*) FROM \(table)")
-    precondition(count == p2Models && matching == p2Models, "\(what): \(matching) of \(count) rows hold their last value")
+    precondition(count == models && matching == models, "\(what): \(matching) of \(count) rows hold their last value")
 }
 
 /// P3 and P3b: a loaded object holds row `r`'s values.
@@ -331,6 +332,57 @@ func registerPersistence() {
             rawUpdate(database, table: rawTable, invoices, changes: p2Changes, stamp: stamp)
             benchmark.stopMeasurement()
             checkUpdated("P2 raw", path: path, table: rawTable, stamp: stamp)
+        }
+    }
+    // The same, and 1,000,000 changes over 100,000 models, against raw code that writes each
+    // changed row once (what write-through does), and Tether with the bridge on.
+    for (models, changes, name) in [(p2Models, p2Changes, "P2 100k changes over 10k models"),
+                                    (100_000, 1_000_000, "P2 1M changes over 100k models")] {
+        persistenceBenchmark("\(name) — \(raw), each changed row once", configuration: bulk) { files in
+            var state: (path: String, database: RawDatabase, invoices: [RawInvoice])?
+            var sample = 0
+            return { benchmark in
+                if state == nil {
+                    let path = files.fresh("p2")
+                    let database = RawDatabase(path: path)
+                    checkSettings("P2 raw", database)
+                    database.execute(invoiceTableSQL(rawTable))
+                    let invoices = makeRawInvoices(models)
+                    rawInsert(database, table: rawTable, invoices)
+                    state = (path, database, invoices)
+                }
+                let (path, database, invoices) = state!
+                sample += 1
+                let stamp = sample * 10_000_000
+                benchmark.startMeasurement()
+                rawUpdateCoalesced(database, table: rawTable, invoices, changes: changes, stamp: stamp)
+                benchmark.stopMeasurement()
+                checkUpdated("P2 raw, each changed row once", path: path, table: rawTable, stamp: stamp, models: models, changes: changes)
+            }
+        }
+        guard models != p2Models else { continue }   // the 100k Tether rows are below
+        persistenceBenchmark("\(name) — \(tetherLabel(bridge: true))", configuration: bulk) { files in
+            var state: (path: String, scheduler: TestScheduler, store: Store, invoices: [StoreInvoice])?
+            var sample = 0
+            return { benchmark in
+                if state == nil {
+                    let path = files.fresh("p2")
+                    let scheduler = TestScheduler()
+                    let store = try openStore(path: path, scheduler: scheduler)
+                    let invoices = makeStoreInvoices(models)
+                    try store.insert(contentsOf: invoices)
+                    state = (path, scheduler, store, invoices)
+                }
+                let (path, scheduler, store, invoices) = state!
+                sample += 1
+                let stamp = sample * 10_000_000
+                benchmark.startMeasurement()
+                try tetherUpdate(store, invoices, changes: changes, stamp: stamp)
+                benchmark.stopMeasurement()
+                precondition(store.pendingRowCount == 0, "P2 Tether: \(store.pendingRowCount) rows still pending after flush()")
+                checkUpdated("P2 Tether", path: path, table: tetherTable, stamp: stamp, models: models, changes: changes)
+                scheduler.advance()
+            }
         }
     }
     persistenceBenchmark("P2 100k changes over 10k models — \(grdb)", configuration: bulk) { files in
