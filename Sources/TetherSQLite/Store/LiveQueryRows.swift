@@ -61,11 +61,6 @@ struct _LiveRows<M: AnyObject> {
 
     func contains(_ id: Int64) -> Bool { chunkOf[id] != nil }
 
-    /// The model of row `id`, if it is in the result.
-    func model(_ id: Int64) -> M? {
-        place(id).map { chunks[$0.chunk].models[$0.index] }
-    }
-
     /// Every row's model by id (one pass).
     var modelsByID: [Int64: M] {
         var models: [Int64: M] = [:]
