@@ -138,9 +138,6 @@ public final class ModelRegistrar: Sendable {
     /// The persistence layer's hook (see `_PersistenceHook`), retained; set and cleared on the
     /// owner only, which is also the only thread that calls it.
     @usableFromInline let _persistence = Atomic<Unmanaged<_PersistenceHook>?>(nil)
-    /// Set while the model's stored to-many collections are not loaded: the first read or
-    /// write of one of them loads them all, through the persistence hook. Used on the owner.
-    @usableFromInline let collectionsUnloaded = Atomic<Bool>(false)
 
     /// Creates the registrar of a model with `propertyCount` tracked properties (called by code
     /// that `@Model` generates). It allocates nothing more until somebody observes, binds or
@@ -225,26 +222,25 @@ public final class ModelRegistrar: Sendable {
 
     /// Before a read or write of a to-many collection: loads the model's collections if the
     /// store has not yet (it loads a stored model's collections on first use, not with the
-    /// model).
+    /// model). Whether they wait is said by the persistence hook installed (the store installs
+    /// one that says so), so that the registrar carries no field for it.
     @inlinable @inline(__always)
     public func loadCollectionsIfNeeded(_ model: AnyObject) {
-        if collectionsUnloaded.load(ordering: .relaxed) { _loadCollections(model) }
+        if let hook = _persistence.load(ordering: .relaxed), hook._withUnsafeGuaranteedRef({ $0.collectionsUnloaded }) {
+            _loadCollections(model)
+        }
     }
 
     @usableFromInline @inline(never)
     func _loadCollections(_ model: AnyObject) {
-        collectionsUnloaded.store(false, ordering: .relaxed)
+        // The hook installs one whose collections are loaded before it loads them.
         _persistence.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.loadCollections(model, self) }
     }
 
-    /// Marks the model's to-many collections as not loaded (`true`, by the store that just
-    /// loaded the model) or loaded.
-    package func setCollectionsUnloaded(_ unloaded: Bool) {
-        collectionsUnloaded.store(unloaded, ordering: .relaxed)
-    }
-
     /// Whether the model's to-many collections wait for their first use to be loaded.
-    package var hasUnloadedCollections: Bool { collectionsUnloaded.load(ordering: .relaxed) }
+    package var hasUnloadedCollections: Bool {
+        _persistence.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.collectionsUnloaded } ?? false
+    }
 
     /// Reports a read of property `index` (for dependency tracking and Observation): to the
     /// evaluation running on this thread, if there is one (nearly always the read it made at
@@ -763,16 +759,21 @@ package final class _PersistenceHook: Sendable {
     /// The live model of row `id` of the given model type's table, loaded if it is not in memory
     /// (for a reference whose target was freed, see `_ModelReference`); nil if there is none.
     package let resolve: @Sendable (any Model.Type, Int64) -> AnyObject?
-    /// Loads the to-many collections of a stored model on their first use (see
-    /// `ModelRegistrar.loadCollectionsIfNeeded`); the registrar has marked them loaded first.
+    /// Whether the models holding this hook have to-many collections that wait for their first
+    /// use (see `ModelRegistrar.loadCollectionsIfNeeded`).
+    @usableFromInline package let collectionsUnloaded: Bool
+    /// Loads the to-many collections of a stored model on their first use; it installs a hook
+    /// whose collections are loaded first.
     package let loadCollections: @Sendable (AnyObject, ModelRegistrar) -> Void
     package init(
         changed: @escaping @Sendable (AnyObject, ModelRegistrar, Int) -> Void,
         resolve: @escaping @Sendable (any Model.Type, Int64) -> AnyObject? = { _, _ in nil },
+        collectionsUnloaded: Bool = false,
         loadCollections: @escaping @Sendable (AnyObject, ModelRegistrar) -> Void = { _, _ in }
     ) {
         self.changed = changed
         self.resolve = resolve
+        self.collectionsUnloaded = collectionsUnloaded
         self.loadCollections = loadCollections
     }
 }

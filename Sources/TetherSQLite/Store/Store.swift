@@ -578,8 +578,9 @@ public final class Store {
             }
             if parentOfCollections {
                 // Their collections are loaded on first use (`loadCollectionsOnFirstUse`).
+                let hook = table.unloadedHook!
                 for (parent, _) in fetched.fresh {
-                    table.registrarOf(parent)._withUnsafeGuaranteedRef { $0.setCollectionsUnloaded(true) }
+                    table.registrarOf(parent)._withUnsafeGuaranteedRef { $0.setPersistence(hook) }
                 }
                 state.lastFetchedParents[table.name] = fetched.fresh.prefix(Self.collectionBatch * 8).map { (_WeakModel($0.model), $0.id) }
             }

@@ -89,6 +89,9 @@ final class _Table: @unchecked Sendable {
     private(set) var liveHook: _PersistenceHook!
     /// Installed on the registrar of a model whose row was deleted: reports its changes as errors.
     private(set) var deletedHook: _PersistenceHook!
+    /// Installed instead of `liveHook` on a parent loaded from its row: it records its changes
+    /// too, and says that its to-many collections wait for their first use, which loads them.
+    private(set) var unloadedHook: _PersistenceHook!
 
     init(makeModel: @escaping () -> (AnyObject, Unmanaged<ModelRegistrar>),
          registrarOf: @escaping (AnyObject) -> Unmanaged<ModelRegistrar>,
@@ -126,11 +129,12 @@ final class _Table: @unchecked Sendable {
             guard let type = type as? any PersistentModel.Type, let store = box.store else { return nil }
             return try? store.related(type, id: id)
         }
-        liveHook = _PersistenceHook(
-            changed: { [unowned self] model, registrar, index in
-                box.store?.changed(model, registrar, column: index, table: self)
-            },
-            resolve: resolve,
+        let changed: @Sendable (AnyObject, ModelRegistrar, Int) -> Void = { [unowned self] model, registrar, index in
+            box.store?.changed(model, registrar, column: index, table: self)
+        }
+        liveHook = _PersistenceHook(changed: changed, resolve: resolve)
+        unloadedHook = _PersistenceHook(
+            changed: changed, resolve: resolve, collectionsUnloaded: true,
             loadCollections: { [unowned self] model, registrar in
                 box.store?.loadCollectionsOnFirstUse(model, registrar, table: self)
             })

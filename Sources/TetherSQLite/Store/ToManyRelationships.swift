@@ -217,6 +217,8 @@ extension Store {
     func loadCollectionsOnFirstUse(_ model: AnyObject, _ registrar: ModelRegistrar, table: _Table) {
         let id = registrar.rowID.load(ordering: .relaxed)
         guard id > 0 else { return }
+        // Loaded from now on: the loads below set the collections without coming back here.
+        registrar.setPersistence(table.liveHook)
         var parents: [(model: AnyObject, id: Int64)] = [(model, id)]
         if let batch = state.lastFetchedParents[table.name], let position = batch.firstIndex(where: { $0.id == id && $0.model.model === model }) {
             // The batch's window of `collectionBatch` parents that holds this one.
@@ -225,7 +227,7 @@ extension Store {
                 guard let other = other.model else { continue }
                 let waiting = table.registrarOf(other)._withUnsafeGuaranteedRef { registrar in
                     guard registrar.hasUnloadedCollections, registrar.rowID.load(ordering: .relaxed) == otherID else { return false }
-                    registrar.setCollectionsUnloaded(false)
+                    registrar.setPersistence(table.liveHook)
                     return true
                 }
                 if waiting { parents.append((other, otherID)) }
@@ -234,8 +236,11 @@ extension Store {
         do {
             try loadCollections(of: parents, table: table)
         } catch {
-            for (parent, _) in parents {
-                table.registrarOf(parent)._withUnsafeGuaranteedRef { $0.setCollectionsUnloaded(true) }
+            // Still waiting (unless deleted meanwhile: a deleted model's collections stay empty).
+            for (parent, parentID) in parents {
+                table.registrarOf(parent)._withUnsafeGuaranteedRef { registrar in
+                    if registrar.rowID.load(ordering: .relaxed) == parentID { registrar.setPersistence(table.unloadedHook) }
+                }
             }
             errorSubject.sendNext(error)
         }
