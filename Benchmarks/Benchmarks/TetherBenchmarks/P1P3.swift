@@ -239,6 +239,17 @@ final class BenchmarkFiles: Sendable {
     }
 }
 
+/// P2's file for the raw versions: `models` rows, inserted, and their objects.
+func makeRawP2File(_ files: BenchmarkFiles, models: Int) -> (path: String, database: RawDatabase, invoices: [RawInvoice]) {
+    let path = files.fresh("p2")
+    let database = RawDatabase(path: path)
+    checkSettings("P2 raw", database)
+    database.execute(invoiceTableSQL(rawTable))
+    let invoices = makeRawInvoices(models)
+    rawInsert(database, table: rawTable, invoices)
+    return (path, database, invoices)
+}
+
 /// Registers a persistence benchmark: `make` gets the benchmark's files and returns the
 /// closure run for each sample (keeping its state between samples in what it captures).
 func persistenceBenchmark(
@@ -316,15 +327,7 @@ func registerPersistence() {
         var state: (path: String, database: RawDatabase, invoices: [RawInvoice])?
         var sample = 0
         return { benchmark in
-            if state == nil {
-                let path = files.fresh("p2")
-                let database = RawDatabase(path: path)
-                checkSettings("P2 raw", database)
-                database.execute(invoiceTableSQL(rawTable))
-                let invoices = makeRawInvoices(p2Models)
-                rawInsert(database, table: rawTable, invoices)
-                state = (path, database, invoices)
-            }
+            if state == nil { state = makeRawP2File(files, models: p2Models) }
             let (path, database, invoices) = state!
             sample += 1
             let stamp = sample * 1_000_000
@@ -342,15 +345,7 @@ func registerPersistence() {
             var state: (path: String, database: RawDatabase, invoices: [RawInvoice])?
             var sample = 0
             return { benchmark in
-                if state == nil {
-                    let path = files.fresh("p2")
-                    let database = RawDatabase(path: path)
-                    checkSettings("P2 raw", database)
-                    database.execute(invoiceTableSQL(rawTable))
-                    let invoices = makeRawInvoices(models)
-                    rawInsert(database, table: rawTable, invoices)
-                    state = (path, database, invoices)
-                }
+                if state == nil { state = makeRawP2File(files, models: models) }
                 let (path, database, invoices) = state!
                 sample += 1
                 let stamp = sample * 10_000_000
