@@ -125,6 +125,15 @@ func rawInsert(_ database: RawDatabase, table: String, _ invoices: [RawInvoice])
     database.execute("COMMIT")
 }
 
+/// Steps `update` (`UPDATE … SET quantity = ? WHERE id = ?`, prepared) for `invoice`.
+@inline(__always)
+func writeQuantity(_ update: OpaquePointer, _ invoice: RawInvoice, _ database: RawDatabase) {
+    sqlite3_bind_int64(update, 1, Int64(invoice.quantity))
+    sqlite3_bind_int64(update, 2, invoice.id)
+    precondition(sqlite3_step(update) == SQLITE_DONE, "UPDATE: \(database.message)")
+    sqlite3_reset(update)
+}
+
 /// P2 by hand: `changes` changes, change k setting `quantity = stamp + k` on object
 /// `k % invoices.count`; each change is written at once (one single-column UPDATE per change),
 /// all in one transaction.
@@ -135,10 +144,7 @@ func rawUpdate(_ database: RawDatabase, table: String, _ invoices: [RawInvoice],
     for k in 0..<changes {
         let invoice = invoices[k % invoices.count]
         invoice.quantity = stamp + k
-        sqlite3_bind_int64(update, 1, Int64(invoice.quantity))
-        sqlite3_bind_int64(update, 2, invoice.id)
-        precondition(sqlite3_step(update) == SQLITE_DONE, "UPDATE: \(database.message)")
-        sqlite3_reset(update)
+        writeQuantity(update, invoice, database)
     }
     sqlite3_finalize(update)
     database.execute("COMMIT")
@@ -163,10 +169,7 @@ func rawUpdateCoalesced(_ database: RawDatabase, table: String, _ invoices: [Raw
     let update = database.prepare("UPDATE \(table) SET quantity = ? WHERE id = ?")
     for index in order {
         let invoice = invoices[index]
-        sqlite3_bind_int64(update, 1, Int64(invoice.quantity))
-        sqlite3_bind_int64(update, 2, invoice.id)
-        precondition(sqlite3_step(update) == SQLITE_DONE, "UPDATE: \(database.message)")
-        sqlite3_reset(update)
+        writeQuantity(update, invoice, database)
     }
     sqlite3_finalize(update)
     database.execute("COMMIT")
