@@ -124,6 +124,9 @@ struct _LiveQuerySpec: Sendable {
     let arguments: [SQLiteValue]
     let tables: Set<String>
     let incremental: _IncrementalQuery?
+    /// Whether only inserted and deleted rows can change the result (a count of every row):
+    /// a look that only updated rows does not run the query again.
+    var insertsAndDeletesOnly = false
 }
 
 /// The store's reader of the change log (`schema/002_tether_changes.sql`, with the range
@@ -228,12 +231,14 @@ final class _ChangeTracker: Sendable {
     /// Registers a live query: from now on every look at the log that finds a change to a table
     /// it reads runs its id query again. Returns its number.
     func addQuery(
-        idSQL: String, arguments: [SQLiteValue], incremental: _IncrementalQuery?, in connection: Connection
+        idSQL: String, arguments: [SQLiteValue], incremental: _IncrementalQuery?, insertsAndDeletesOnly: Bool = false,
+        in connection: Connection
     ) throws(SQLiteError) -> Int {
         let tables = try connection.tablesRead(by: idSQL)
         var incremental = incremental
         if let query = incremental, try !query.readsItsTableOnlyAsTheOuterRow(connection) { incremental = nil }
-        let spec = _LiveQuerySpec(idSQL: idSQL, arguments: arguments, tables: tables, incremental: incremental)
+        let spec = _LiveQuerySpec(
+            idSQL: idSQL, arguments: arguments, tables: tables, incremental: incremental, insertsAndDeletesOnly: insertsAndDeletesOnly)
         return state.withLock { state in
             let id = state.nextQuery
             state.nextQuery += 1
@@ -571,7 +576,9 @@ final class _ChangeTracker: Sendable {
         let (queries, sizes) = state.withLock { ($0.queries, $0.resultSizes) }
         if !queries.isEmpty, !set.entries.isEmpty || set.resync {
             let changedTables = Set(set.entries.map(\.table))
-            for (id, spec) in queries where set.resync || !spec.tables.isDisjoint(with: changedTables) {
+            let insertedOrDeleted = Set(set.entries.lazy.filter { $0.kind != .update }.map(\.table))
+            for (id, spec) in queries where set.resync
+                || !spec.tables.isDisjoint(with: spec.insertsAndDeletesOnly ? insertedOrDeleted : changedTables) {
                 do {
                     if !set.resync, let incremental = spec.incremental,
                        let changed = incremental.changedRows(

@@ -146,37 +146,81 @@ extension Store {
         try aggregate(keyPath, "MAX", condition, as: V.self)
     }
 
-    /// The count of rows meeting `condition`, now and after every committed change to the
-    /// table (here, by another connection or another process), when it changed.
+    /// Where `model` stands among the rows that meet `condition`, ordered by a stored property
+    /// (then by id), as committed: how many of those rows come before it. Nil when its row does
+    /// not meet the condition, or it has none (never inserted, or deleted).
+    ///
+    /// With a live page (`observe(_:where:orderBy:descending:limit:offset:)`) it tells which
+    /// page shows a model, and where a list's selection stands:
     ///
     /// ```swift
-    /// store.observeCount(Invoice.self, where: .isNil(\.paidOn)).sink(next: { badge = $0 })
+    /// let index = try store.position(of: invoice, orderBy: \.number)     // 41: the 42nd
+    /// let page = store.observe(Invoice.self, where: .always(true), orderBy: \.number, limit: 20, offset: index! / 20 * 20)
     /// ```
-    public func observeCount<M: PersistentModel>(
-        _ type: M.Type, where condition: Condition<M> = .always(true)
-    ) -> Signal<Int, StoreError> {
-        let box = self.box
-        let table = M._$schema.name
-        return Signal<Int, StoreError> { observer in
-            guard let store = box.store else {
-                observer.sendCompleted()
-                return nil
-            }
-            let send: @Sendable () -> Void = {
-                guard let store = box.store else { return }
-                do throws(StoreError) {
-                    observer.sendNext(try store.count(type, where: condition))
-                } catch {
-                    observer.sendError(error)
-                }
-            }
-            let changes = store.committedChanges.filter { $0.table == table }.subscribe(next: { _ in send() }, completed: {
-                observer.sendCompleted()
-            })
-            send()
-            return changes
+    ///
+    /// One statement, so one state of the database: the rows before it are counted through the
+    /// order column's index when it has one (the work grows with the count, not the table).
+    public func position<M: PersistentModel, V>(
+        of model: M, where condition: Condition<M> = .always(true), orderBy: KeyPath<M, V>, descending: Bool = false
+    ) throws(StoreError) -> Int? {
+        let index = try Self.propertyIndex(of: orderBy)
+        let table = try table(for: M.self)
+        guard let column = table.column(forProperty: index) else {
+            throw .mapping(.unsupportedType(model: M._$schema.name, property: "\(orderBy)", type: "(not persisted)"))
         }
-        .distinctUntilChanged()
+        return try position(of: model, condition, table: table, key: Store.dialect.quote(column.name), descending: descending)
+    }
+
+    /// Where `model` stands among the rows that meet `condition`, in the order of their ids
+    /// (see `position(of:where:orderBy:descending:)`).
+    ///
+    /// ```swift
+    /// let index = try store.position(of: invoice, where: .isNil(\.paidOn))
+    /// ```
+    public func position<M: PersistentModel>(of model: M, where condition: Condition<M> = .always(true)) throws(StoreError) -> Int? {
+        try position(of: model, condition, table: try table(for: M.self), key: nil, descending: false)
+    }
+
+    private func position<M: PersistentModel>(
+        of model: M, _ condition: Condition<M>, table: _Table, key: String?, descending: Bool
+    ) throws(StoreError) -> Int? {
+        try checkOpen()
+        guard let id = model.persistentID else { return nil }
+        let (whereSQL, conditionArguments) = try table.render(condition)
+        var arguments: [SQLiteValue] = []
+        /// `count(*)` of the rows meeting the condition and `test` (over `o`, the model's row).
+        func count(_ test: String) -> String {
+            arguments += conditionArguments
+            return "(SELECT count(*) FROM \(table.quotedName) WHERE (\(whereSQL)) AND \(test))"
+        }
+        // The order `_SQLDialect.select` writes: the key (NULLs first ascending, last
+        // descending), then id ascending. Each count is one range of an index on the key.
+        let before: String
+        if let key {
+            let sameKeyBefore = count("\(key) = o.k AND id < o.i")
+            if descending {
+                let nullKey = count("\(key) IS NOT NULL") + " + " + count("\(key) IS NULL AND id < o.i")
+                before = "CASE WHEN o.k IS NULL THEN \(nullKey) ELSE \(count("\(key) > o.k")) + \(sameKeyBefore) END"
+            } else {
+                let nullKey = count("\(key) IS NULL AND id < o.i")
+                before = "CASE WHEN o.k IS NULL THEN \(nullKey) ELSE \(count("\(key) IS NULL")) + \(count("\(key) < o.k")) + \(sameKeyBefore) END"
+            }
+        } else {
+            before = count("id < o.i")
+        }
+        let sql = "SELECT \(before) FROM (SELECT \(key ?? "id") AS k, id AS i FROM \(table.quotedName) WHERE id = ? AND (\(whereSQL))) AS o"
+        arguments += [.integer(id)] + conditionArguments
+        let bound = arguments
+        do {
+            return try writer.sync { connection in
+                let statement = try connection.cachedStatement(sql)
+                defer { statement.reset() }
+                try statement.bind(bound)
+                return try statement.step() ? try statement.column(0, as: Int.self) : nil
+            }
+        } catch {
+            throw StoreError.wrap(error)
+        }
     }
 
     /// `function(column)` of a property over the rows meeting `condition`.
