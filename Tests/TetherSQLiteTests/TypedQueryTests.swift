@@ -20,8 +20,8 @@ private struct Case {
     let text: String
 }
 
-private let customers = ["Ada", "ada", "Grace", "a*b", "a?c", "[x]", "50%_off", "'); DROP TABLE \"Purchase\"; --", ""]
-private let fragments = ["a", "A", "*", "?", "[", "%", "_", "off", "x]", "DROP", ""]
+private let customers = ["Ada", "ada", "Grace", "a*b", "a?c", "[x]", "50%_off", "'); DROP TABLE \"Purchase\"; --", "", "ÉMILE", "émile", "张伟"]
+private let fragments = ["a", "A", "*", "?", "[", "%", "_", "off", "x]", "DROP", "", "É", "émi", "张", "GRACE"]
 private let discounts: [Double?] = [nil, 0.1, 0.25, 0.5]
 
 /// A random condition of depth at most `depth`, with its Swift twin.
@@ -39,7 +39,7 @@ private func randomCase(_ random: inout SeededRandom, depth: Int) -> Case {
     let q = Int.random(in: -1...4, using: &random)
     let d = discounts.randomElement(using: &random)!
     let someD = discounts.compactMap { $0 }.randomElement(using: &random)!
-    switch Int.random(in: 0..<17, using: &random) {
+    switch Int.random(in: 0..<18, using: &random) {
     case 0: return Case(condition: \.customer == c, holds: { $0.customer == c }, text: "customer == \(c)")
     case 1: return Case(condition: \.customer != c, holds: { $0.customer != c }, text: "customer != \(c)")
     case 2: return Case(condition: \.quantity < q, holds: { $0.quantity < q }, text: "quantity < \(q)")
@@ -55,6 +55,9 @@ private func randomCase(_ random: inout SeededRandom, depth: Int) -> Case {
     case 12: return Case(condition: .contains(\.customer, f), holds: { f.isEmpty || $0.customer.contains(f) }, text: "contains \(f)")
     case 13: return Case(condition: .hasPrefix(\.customer, f), holds: { $0.customer.hasPrefix(f) }, text: "hasPrefix \(f)")
     case 14: return Case(condition: .hasSuffix(\.customer, f), holds: { $0.customer.hasSuffix(f) }, text: "hasSuffix \(f)")
+    case 16:
+        return Case(condition: .contains(\.customer, f, ignoringCase: true),
+                    holds: { f.isEmpty || $0.customer.lowercased().contains(f.lowercased()) }, text: "contains \(f) ignoring case")
     case 15:
         let list = (0..<Int.random(in: 0...3, using: &random)).map { _ in Int.random(in: 0...3, using: &random) }
         return Case(condition: .in(\.quantity, list), holds: { list.contains($0.quantity) }, text: "quantity in \(list)")

@@ -74,13 +74,16 @@ public struct Condition<Root: PersistentModel>: Sendable {
 
     // MARK: Named forms
 
-    /// The property's text contains `text` (case-sensitive).
+    /// The property's text contains `text`: exactly (case-sensitive), or ignoring case as
+    /// Swift's `lowercased()` does (both are lowered, every script's letters: "ÉMILE" contains
+    /// "émi").
     ///
     /// ```swift
     /// store.fetch(Invoice.self, where: .contains(\.customer, "Lovelace"))
+    /// store.fetch(Customer.self, where: .contains(\.name, "ada", ignoringCase: true))   // Ada, Adam, Ladakh
     /// ```
-    public static func contains(_ keyPath: KeyPath<Root, String>, _ text: String) -> Condition {
-        make(keyPath, []) { index, _ in .match(property: index, .contains, text) }
+    public static func contains(_ keyPath: KeyPath<Root, String>, _ text: String, ignoringCase: Bool = false) -> Condition {
+        make(keyPath, []) { index, _ in .match(property: index, ignoringCase ? .containsIgnoringCase : .contains, text) }
     }
 
     /// The property's text starts with `prefix` (case-sensitive).
@@ -192,6 +195,8 @@ enum _ComparisonOperator: Sendable {
 /// Where a text must occur in a column.
 enum _TextMatch: Sendable {
     case contains, prefix, suffix
+    /// Contains, both texts lowered as Swift's `lowercased()` lowers them.
+    case containsIgnoringCase
 }
 
 // MARK: - Operators

@@ -11,7 +11,7 @@ protocol _SQLDialect: Sendable {
     func comparison(_ column: String, _ op: _ComparisonOperator, _ placeholder: String, nullSafe: Bool) -> String
     /// A test that `column` holds `text` at the position `match` says, with `placeholder`
     /// bound to `pattern(for:_:)`'s result.
-    func textMatch(_ column: String, _ placeholder: String) -> String
+    func textMatch(_ column: String, _ match: _TextMatch, _ placeholder: String) -> String
     /// The value bound for a text match.
     func pattern(for match: _TextMatch, _ text: String) -> String
 }
@@ -38,9 +38,11 @@ struct _SQLiteDialect: _SQLDialect {
     }
 
     /// GLOB: case-sensitive, as Swift's `contains` and `hasPrefix` are (LIKE ignores ASCII
-    /// case), and a prefix pattern can use an index.
-    func textMatch(_ column: String, _ placeholder: String) -> String {
-        "\(column) GLOB \(placeholder)"
+    /// case), and a prefix pattern can use an index. Ignoring case, both sides are lowered as
+    /// Swift lowers them (`tether_lower`, which every `Connection` has; SQLite's own `lower`
+    /// and LIKE fold ASCII letters only).
+    func textMatch(_ column: String, _ match: _TextMatch, _ placeholder: String) -> String {
+        match == .containsIgnoringCase ? "instr(tether_lower(\(column)), \(placeholder)) > 0" : "\(column) GLOB \(placeholder)"
     }
 
     func pattern(for match: _TextMatch, _ text: String) -> String {
@@ -58,6 +60,7 @@ struct _SQLiteDialect: _SQLDialect {
         case .contains: return "*" + escaped + "*"
         case .prefix: return escaped + "*"
         case .suffix: return "*" + escaped
+        case .containsIgnoringCase: return text.lowercased()
         }
     }
 }
@@ -115,7 +118,7 @@ extension _SQLDialect {
             }
             return negated ? "NOT (\(test))" : test
         case .match(let property, let match, let text):
-            return textMatch(try name(property), bind(.text(pattern(for: match, text))))
+            return textMatch(try name(property), match, bind(.text(pattern(for: match, text))))
         case .and(let lhs, let rhs):
             return "(\(try render(lhs, model: model, column: column, arguments: &arguments)) AND "
                 + "\(try render(rhs, model: model, column: column, arguments: &arguments)))"

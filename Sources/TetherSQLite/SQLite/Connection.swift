@@ -168,6 +168,9 @@ public final class Connection {
         let (seconds, attoseconds) = options.busyTimeout.components
         let milliseconds = max(0, min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000))
         sqlite3_busy_timeout(opened, Int32(milliseconds))
+        // `tether_lower(text)`: text lowered as Swift lowers it (typed conditions that ignore case).
+        sqlite3_create_function_v2(
+            opened, "tether_lower", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, nil, tetherLower, nil, nil, nil)
         do {
             // The first statement reads the file's header: a file that is not a database fails here.
             if let journalMode = options.journalMode, !options.readOnly, !isReadOnly {
@@ -658,5 +661,23 @@ public struct TableColumnInfo: Sendable, Hashable {
         self.isNotNull = isNotNull
         self.defaultSQL = defaultSQL
         self.primaryKeyPosition = primaryKeyPosition
+    }
+}
+
+/// `tether_lower(x)`: the text of `x` lowered as Swift's `lowercased()` lowers it (every
+/// script's letters; SQLite's `lower` folds ASCII letters only); NULL for NULL, numbers as text.
+private func tetherLower(_ context: OpaquePointer?, _ count: Int32, _ values: UnsafeMutablePointer<OpaquePointer?>?) {
+    guard let value = values?[0], sqlite3_value_type(value) != SQLITE_NULL, let text = sqlite3_value_text(value) else {
+        sqlite3_result_null(context)
+        return
+    }
+    let bytes = Int(sqlite3_value_bytes(value))
+    let lowered = String(decoding: UnsafeBufferPointer(start: text, count: bytes), as: UTF8.self).lowercased()
+    var utf8 = Array(lowered.utf8)
+    if utf8.isEmpty { utf8.append(0) }   // a valid pointer for the empty text
+    utf8.withUnsafeBufferPointer { buffer in
+        buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+            sqlite3_result_text64(context, pointer, sqlite3_uint64(lowered.utf8.count), tether_sqlite3_transient(), UInt8(SQLITE_UTF8))
+        }
     }
 }
