@@ -38,7 +38,7 @@ struct InvoiceStoreTests {
         #expect(try store.fetch(Invoice.self).isEmpty)
         #expect(try database.rows("SELECT count(*) FROM InvoiceLine") == [[0]], "the lines went with their invoices")
         #expect(try database.rows("SELECT name FROM tether_migrations WHERE name LIKE '00%invoice%' ORDER BY name")
-            == [["003_invoice.sql"], ["005_invoice_lines.sql"]])
+            == [["003_invoice.sql"], ["005_invoice_lines.sql"], ["006_invoice_number_index.sql"]])
     }
 
     @Test func examplesAreStoredWithTheirCustomersAndLines() throws {

@@ -30,7 +30,7 @@ struct EmbeddedSchemaTests {
         #expect(folder.map(\.checksum) == builtIn.map(\.checksum))
         #expect(builtIn.map(\.name) == [
             "001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql", "004_tether_change_ranges.sql",
-            "005_invoice_lines.sql",
+            "005_invoice_lines.sql", "006_invoice_number_index.sql",
         ])
     }
 

@@ -94,7 +94,7 @@ public struct Migrator: Sendable {
     /// ```swift
     /// try Migrator.builtIn().migrations.map(\.name)
     /// // ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql", "004_tether_change_ranges.sql",
-    /// //  "005_invoice_lines.sql"]
+    /// //  "005_invoice_lines.sql", "006_invoice_number_index.sql"]
     /// ```
     public static func builtIn() throws(MigrationError) -> Migrator {
         var migrations: [Migration] = []
