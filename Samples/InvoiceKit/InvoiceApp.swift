@@ -32,7 +32,7 @@ import TetherTerminal
 /// `handle(_:)` takes keys, so tests drive it without a terminal.
 ///
 /// ```swift
-/// let app = InvoiceApp(store: store, invoices: invoiceList(store)) { terminal.setNeedsDisplay() }
+/// let app = InvoiceApp(store: store) { terminal.setNeedsDisplay() }
 /// try await terminal.run(render: app.render, handle: app.handle)
 /// ```
 @MainActor
@@ -104,9 +104,23 @@ public final class InvoiceApp {
     /// nothing left waiting.
     private var failure: String?
     private static let logger = Logger(label: "invoices")
-    /// Every invoice, as the live query last sent them (the list shows those the filter lets
-    /// through).
-    private var allInvoices: [Invoice] = []
+    /// The invoices on screen: a live page of the list (those the filter lets through, by
+    /// number), `windowTop` rows from its start and as many rows as the list shows. Only
+    /// these are loaded: a file of a million invoices opens as fast as one of three.
+    private var window: [Invoice] = []
+    /// The position in the whole list of the window's first row.
+    private(set) var windowTop = 0
+    /// The rows the window holds: the rows the list showed at the last render.
+    private(set) var windowRows = 36
+    /// Counts the pages asked for: a page sent by an earlier query is not shown.
+    private var windowGeneration = 0
+    /// Whether the window is moving to follow the selected invoice (it moves once per page).
+    private var isFollowing = false
+    /// How many invoices there are, and how many the filter lets through (nil without one).
+    private var invoiceCount = 0
+    private var matchCount: Int?
+    /// The invoices the list shows now: how many, and the position of the selected one.
+    var listCount: Int { matchCount ?? invoiceCount }
     /// The filter typed after `/` in the list (by customer or number), or nil for none.
     public private(set) var filter: String?
     /// Whether the filter is being typed (keys go to it).
@@ -142,6 +156,8 @@ public final class InvoiceApp {
     /// deleted by another program is no longer among its lines when the change is told).
     private var shownLineIDs: Set<Int64> = []
     private let subscriptions = CompoundDisposable()
+    private let windowQuery = SerialDisposable()
+    private let matchCounting = SerialDisposable()
     private let selectedChanges = SerialDisposable()
     private let lineChanges = SerialDisposable()
 
@@ -151,16 +167,19 @@ public final class InvoiceApp {
         case customer(Customer)
     }
 
-    /// Creates the app on `store`, showing the lists `invoices` sends (`invoiceList(store)`).
-    /// `needsDisplay` is called when what is shown changed without a key (the list changed, or
-    /// the selected invoice was changed by someone else): pass `terminal.setNeedsDisplay`.
+    /// Creates the app on `store`, showing its invoices. `needsDisplay` is called when what is
+    /// shown changed without a key (the list changed, or the selected invoice was changed by
+    /// someone else): pass `terminal.setNeedsDisplay`.
+    ///
+    /// The list reads only the invoices on screen (a live page, see `Store.observe(_:where:
+    /// orderBy:descending:limit:offset:)`) and counts the others, so opening a file of a
+    /// million invoices costs about what opening one of three does.
     ///
     /// ```swift
-    /// let app = InvoiceApp(store: store, invoices: invoiceList(store), title: path) { terminal.setNeedsDisplay() }
+    /// let app = InvoiceApp(store: store, title: path) { terminal.setNeedsDisplay() }
     /// ```
     public init(
         store: Store,
-        invoices: Signal<QueryResult<Invoice>, StoreError>,
         title: String = "",
         needsDisplay: @escaping @Sendable () -> Void = {}
     ) {
@@ -184,11 +203,12 @@ public final class InvoiceApp {
         subscriptions.add(store.errors.subscribe(with: current) { [weak self] _, error in
             self?.storeFailed(error)
         })
-        subscriptions.add(invoices.subscribe(
+        subscriptions.add(store.observeCount(Invoice.self).subscribe(
             with: current,
-            next: { [weak self] _, invoices in self?.show(Array(invoices)) },
-            error: { [weak self] _, error in self?.report("Cannot read the invoices: \(error)") }
+            next: { [weak self] _, count in self?.invoiceCount = count },
+            error: { [weak self] _, error in self?.report("Cannot count the invoices: \(error)") }
         ))
+        openWindow(top: 0)
         subscriptions.add(customerList(store).subscribe(
             with: current,
             next: { [weak self] _, customers in self?.showCustomers(Array(customers)) },
@@ -208,6 +228,8 @@ public final class InvoiceApp {
 
     deinit {
         subscriptions.dispose()
+        windowQuery.dispose()
+        matchCounting.dispose()
         selectedChanges.dispose()
         lineChanges.dispose()
     }
@@ -309,6 +331,10 @@ public final class InvoiceApp {
             status.setMessage("Filter by customer: type; Enter keeps it, Esc clears it.")
             return .continue
         }
+        if form.isFocused(list), let target = listTarget(for: key) {
+            if let target { select(position: target) }
+            return .continue
+        }
         if form.handle(key) == .ignored {
             // Keys nobody used: q outside a field quits; Enter in the list edits the invoice.
             if key == .character("q") { return quit() }
@@ -316,6 +342,24 @@ public final class InvoiceApp {
         }
         if form.isFocused(list) { select(list.selectedItem) }
         return .continue
+    }
+
+    /// Where `key` moves the list's selection: Up/Down by one, PageUp/PageDown by the rows
+    /// shown, Home/End to the ends (`.some(nil)` for an empty list); nil for another key.
+    private func listTarget(for key: Key) -> Int?? {
+        let now = windowTop + (list.selectedIndex ?? 0)
+        let target: Int
+        switch key {
+        case .up: target = now - 1
+        case .down: target = now + 1
+        case .pageUp: target = now - max(1, windowRows)
+        case .pageDown: target = now + max(1, windowRows)
+        case .home: target = 0
+        case .end: target = listCount - 1
+        default: return nil
+        }
+        guard listCount > 0 else { return .some(nil) }
+        return max(0, min(target, listCount - 1))
     }
 
     /// Quits, unless a field holds text that is not valid (and was not saved: the invoice keeps
@@ -384,16 +428,17 @@ public final class InvoiceApp {
         let listWidth = Self.listWidth(for: size.width)
         listColumns.store(listWidth - 1)
         let (left, right) = content.dividedColumns(at: listWidth)
+        fitWindow(rows: left.height - 1)
         form.render([list], into: &screen, in: left)
         // After the list's title: the filter, and where the selection is (`2/3`, `1/2 of 3`).
-        let position = (list.selectedIndex.map { "\($0 + 1)" } ?? "0") + "/\(list.items.count)"
-            + (filter.map { $0.isEmpty ? "" : " of \(allInvoices.count)" } ?? "")
+        let position = (list.selectedIndex.map { "\(windowTop + $0 + 1)" } ?? "0") + "/\(listCount)"
+            + (matchCount == nil ? "" : " of \(invoiceCount)")
         if let filter {
             let shown = "/" + filter + (isTypingFilter ? "▏" : "")
             screen.put(DisplayWidth.truncated(shown, to: max(0, left.width - 10 - DisplayWidth.of(position))),
                        at: Position(x: left.x + 9, y: left.y), style: theme.title, limit: left.maxX)
         }
-        if !allInvoices.isEmpty {
+        if invoiceCount > 0 {
             // Right-aligned with the totals below it.
             screen.put(position, at: Position(x: max(left.x, left.maxX - 1 - DisplayWidth.of(position)), y: left.y),
                        style: theme.placeholder, limit: left.maxX)
@@ -558,35 +603,148 @@ public final class InvoiceApp {
 
     // MARK: Selection, adding, deleting
 
-    /// Shows a new list, keeping the selected invoice selected (or, if it is gone, the one now
-    /// at its place).
-    private func show(_ invoices: [Invoice]) {
-        allInvoices = invoices
-        let shown = filtered(invoices)
-        list.setItems(shown)
-        if let invoice = current.invoice, let index = shown.firstIndex(where: { $0 === invoice }) {
-            list.select(index)
-            if invoice === added { added = nil }
-        } else if current.invoice == nil || current.invoice !== added {
-            if let gone = current.invoice, gone.persistentID == nil {
-                // Deleted by another program (before its own delete shows, this app selects
-                // another invoice): said, and the focus leaves the fields, so that nothing typed
-                // next lands in the invoice now at its place.
-                pendingDeletion = nil
-                form.focus(list)
-                status.setMessage("Invoice #\(gone.number) was deleted by another program.")
-            }
-            select(list.selectedItem)
-        }
-        needsDisplay()
+    /// What the list shows: the invoices the filter lets through (by customer, ignoring case,
+    /// or by number: `12` and `#12` match invoice #12); every invoice without a filter.
+    var condition: Condition<Invoice> {
+        guard let filter, !filter.isEmpty else { return .always(true) }
+        let number = filter.hasPrefix("#") ? String(filter.dropFirst()) : filter
+        if number.isEmpty { return .always(true) }   // "#": every invoice has a number
+        let byCustomer: Condition<Invoice> = .related(\.customer, .contains(\.name, filter, ignoringCase: true))
+        guard let wanted = Int(number) else { return byCustomer }
+        return byCustomer || \.number == wanted
     }
 
-    /// The invoices the filter lets through: those whose customer's name (or number, `#12`)
-    /// contains the filter, ignoring case; all without a filter.
-    private func filtered(_ invoices: [Invoice]) -> [Invoice] {
-        guard let filter, !filter.isEmpty else { return invoices }
-        let needle = filter.lowercased()
-        return invoices.filter { $0.customerName.lowercased().contains(needle) || "#\($0.number)".contains(needle) }
+    /// Shows the rows of the list from position `top` on: a live page of as many rows as the
+    /// list shows, sent again when a commit (here or elsewhere) changes them.
+    private func openWindow(top: Int) {
+        windowGeneration += 1
+        let generation = windowGeneration
+        windowTop = top
+        let page = store.observe(Invoice.self, where: condition, orderBy: \.number, limit: windowRows, offset: top)
+        let subscription = page.subscribe(
+            with: current,
+            next: { [weak self] _, invoices in
+                guard let self, self.windowGeneration == generation else { return }
+                self.show(Array(invoices))
+            },
+            error: { [weak self] _, error in self?.report("Cannot read the invoices: \(error)") }
+        )
+        // Showing the first page may have opened another (to follow the selected invoice).
+        if windowGeneration == generation { windowQuery.inner = subscription } else { subscription.dispose() }
+    }
+
+    /// The list shows `rows` rows (at a render): the window takes as many, and keeps the
+    /// selection on screen.
+    private func fitWindow(rows: Int) {
+        guard rows > 0, rows != windowRows else { return }
+        windowRows = rows
+        let selected = windowTop + (list.selectedIndex ?? 0)
+        openWindow(top: selected >= windowTop + rows ? selected - rows + 1 : windowTop)
+    }
+
+    /// Shows a new page, keeping the selected invoice selected: where it is on the page; when
+    /// it moved off the page (rows came or went before it, here or elsewhere, or its number
+    /// changed), the window follows it; when it is gone (deleted, or the filter no longer lets
+    /// it through), the invoice now at its place is selected.
+    private func show(_ invoices: [Invoice]) {
+        defer { needsDisplay() }
+        window = invoices
+        list.setItems(invoices)
+        if invoices.count < windowRows, windowTop > 0 {
+            // The page ends the list and does not fill the screen (rows went from the end, or
+            // the window was placed to keep a row where it was): it moves back to fill it.
+            do {
+                let top = max(0, try store.count(Invoice.self, where: condition) - windowRows)
+                if top < windowTop {
+                    openWindow(top: top)
+                    return
+                }
+            } catch {
+                report("Cannot count the invoices: \(error)")
+            }
+        }
+        guard let invoice = current.invoice else {
+            select(list.selectedItem)
+            return
+        }
+        if let index = invoices.firstIndex(where: { $0 === invoice }) {
+            list.select(index)
+            if invoice === added { added = nil }
+            return
+        }
+        if invoice.persistentID != nil, !isFollowing, let position = position(of: invoice) {
+            isFollowing = true
+            defer { isFollowing = false }
+            openWindow(top: max(0, position - (list.selectedIndex ?? 0)))
+            return
+        }
+        // Added here and not let through by the filter: it stays selected until it changes.
+        if invoice === added { return }
+        if invoice.persistentID == nil {
+            // Deleted by another program (before its own delete shows, this app selects
+            // another invoice): said, and the focus leaves the fields, so that nothing typed
+            // next lands in the invoice now at its place.
+            pendingDeletion = nil
+            form.focus(list)
+            status.setMessage("Invoice #\(invoice.number) was deleted by another program.")
+        }
+        select(list.selectedItem)
+    }
+
+    /// Where `invoice` stands in the list (as committed), or nil when the list does not show
+    /// it (the filter does not let it through, or it is not stored).
+    private func position(of invoice: Invoice) -> Int? {
+        do {
+            return try store.position(of: invoice, where: condition, orderBy: \.number)
+        } catch {
+            report("Cannot read the invoices: \(error)")
+            return nil
+        }
+    }
+
+    /// Selects the invoice at `position` of the list, moving the window to show it.
+    private func select(position: Int) {
+        if position < windowTop {
+            openWindow(top: position)
+        } else if position >= windowTop + windowRows {
+            openWindow(top: position - windowRows + 1)
+        }
+        list.select(position - windowTop)
+        select(list.selectedItem)
+    }
+
+    /// Selects `invoice` and shows it in the list, moving the window if it is off the page.
+    private func reveal(_ invoice: Invoice) {
+        select(invoice)
+        if let index = window.firstIndex(where: { $0 === invoice }) {
+            list.select(index)
+        } else if let position = position(of: invoice) {
+            let row = list.selectedIndex ?? 0
+            openWindow(top: max(0, position - min(row, windowRows - 1)))
+        }
+    }
+
+    /// The filter changed: the list shows what it lets through, from the selected invoice
+    /// when it is among them, else from the first.
+    private func applyFilter() {
+        if let filter, !filter.isEmpty {
+            matchCounting.inner = store.observeCount(Invoice.self, where: condition).subscribe(
+                with: current,
+                next: { [weak self] _, count in self?.matchCount = count },
+                error: { [weak self] _, error in self?.report("Cannot count the invoices: \(error)") })
+        } else {
+            matchCounting.inner = nil
+            matchCount = nil
+        }
+        added = nil
+        if let invoice = current.invoice, let position = position(of: invoice) {
+            openWindow(top: max(0, position - (list.selectedIndex ?? 0)))
+        } else {
+            list.select(nil)
+            openWindow(top: 0)
+            list.select(list.items.isEmpty ? nil : 0)
+            select(list.selectedItem)
+        }
     }
 
     /// The filter typed after `/` in the list: characters and Backspace edit it (the list
@@ -595,7 +753,9 @@ public final class InvoiceApp {
         switch key {
         case .character(let character): filter = (filter ?? "") + String(character)
         case .paste(let text): filter = (filter ?? "") + text.filter { !$0.isNewline && $0 != "\t" }
-        case .backspace: if filter?.isEmpty == false { filter?.removeLast() }
+        case .backspace:
+            guard filter?.isEmpty == false else { return }
+            filter?.removeLast()
         case .enter:
             isTypingFilter = false
             if filter?.isEmpty == true { filter = nil }
@@ -604,17 +764,12 @@ public final class InvoiceApp {
             isTypingFilter = false
             filter = nil
         case .up, .down, .pageUp, .pageDown, .home, .end:
-            _ = list.handle(key)
-            select(list.selectedItem)
+            if let target = listTarget(for: key), let target { select(position: target) }
             return
         default:
             return
         }
-        show(allInvoices)
-        if !list.items.contains(where: { $0 === current.invoice }) || current.invoice == nil {
-            list.select(list.items.isEmpty ? nil : 0)
-            select(list.selectedItem)
-        }
+        applyFilter()
     }
 
     /// A change committed by another program to the selected invoice, one of its lines or its
@@ -655,17 +810,11 @@ public final class InvoiceApp {
         tax.bind(to: channel(invoice, \.tax))
     }
 
-    /// Selects `invoice` in the list if it is there.
-    private func highlight(_ invoice: Invoice) {
-        if let index = list.items.firstIndex(where: { $0 === invoice }) { list.select(index) }
-    }
-
     private func add() {
         do {
             let invoice = try addInvoice(to: store)
             added = invoice
-            select(invoice)
-            highlight(invoice)
+            reveal(invoice)
             if list.selectedItem === invoice { added = nil }
             form.focus(customer)
             status.setMessage("Added invoice #\(invoice.number).")
@@ -695,17 +844,21 @@ public final class InvoiceApp {
         }
     }
 
+    /// The invoice at `position` of the list, from the window or else read (nil past the ends).
+    private func listedInvoice(at position: Int) -> Invoice? {
+        guard position >= 0 else { return nil }
+        if position >= windowTop, position - windowTop < window.count { return window[position - windowTop] }
+        return try? store.fetch(Invoice.self, where: condition, orderBy: \.number, limit: 1, offset: position).first
+    }
+
     private func delete(_ invoice: Invoice) {
-        let items = list.items
-        let index = items.firstIndex { $0 === invoice }
-        let neighbour = index.flatMap { index in
-            index + 1 < items.count ? items[index + 1] : (index > 0 ? items[index - 1] : nil)
-        }
+        // The invoice after it takes its place; after the last, the one before.
+        let position = window.firstIndex { $0 === invoice }.map { windowTop + $0 }
+        let neighbour = position.flatMap { listedInvoice(at: $0 + 1) ?? listedInvoice(at: $0 - 1) }
         do {
             try deleteInvoice(invoice, from: store)
             if current.invoice === invoice {
-                select(neighbour)
-                if let neighbour { highlight(neighbour) }
+                if let neighbour { reveal(neighbour) } else { select(nil as Invoice?) }
             }
             status.setMessage("Deleted invoice #\(invoice.number).")
         } catch {

@@ -56,7 +56,7 @@ do {
     fail("cannot open \(path): \(error)", status: 1)
 }
 
-let app = InvoiceApp(store: store, invoices: invoiceList(store), title: path) {
+let app = InvoiceApp(store: store, title: path) {
     terminal.setNeedsDisplay()
 }
 Task { @MainActor in

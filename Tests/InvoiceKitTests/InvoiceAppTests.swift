@@ -763,45 +763,46 @@ struct InvoiceAppTests {
     }
 
     @Test func aNewListRedrawsAndKeepsTheSelectedInvoiceSelected() throws {
-        let database = try TemporaryDatabase()
-        let store = try Store(path: database.path, scheduler: TestScheduler(), migrator: Migrator.builtIn())
-        let lists = Subject<QueryResult<Invoice>, StoreError>()
-        let redraws = Counter()
-        let app = InvoiceApp(store: store, invoices: lists.signal) { redraws.increment() }
-        #expect(app.current.invoice == nil)
-        let (a, b, c) = (Invoice(), Invoice(), Invoice())
-        a.customer = Customer(name: "A")
-        b.customer = Customer(name: "B")
-        c.customer = Customer(name: "C")
-        let start = redraws.value
-        lists.sendNext([a, b])
-        #expect(redraws.value > start)
-        #expect(app.current.invoice === a, "the first list selects its first invoice")
-        _ = app.handle(.down)
-        #expect(app.current.invoice === b)
-        let second = redraws.value
-        lists.sendNext([b, c, a])                   // reordered, one more (another process)
-        #expect(redraws.value > second)
-        #expect(app.current.invoice === b, "the selection follows the invoice, not the index")
-        #expect(app.list.selectedIndex == 0)
-        lists.sendNext([c, a])                      // b deleted elsewhere: the one at its place
-        #expect(app.current.invoice === c)
-        #expect(app.customer.text == "C")
-        lists.sendNext([])
-        #expect(app.current.invoice == nil)
-        lists.sendNext([b])
-        #expect(app.current.invoice === b)
+        let h = try Harness()
+        let other = try Connection(path: h.database.path)
+        let invoices = h.app.list.items
+        h.press(.down)
+        #expect(h.app.current.invoice === invoices[1])
+        let start = h.redraws.value
+        try other.execute("INSERT INTO Invoice (number, note) VALUES (0, 'first now')")
+        try h.store.refresh()
+        #expect(h.redraws.value > start)
+        #expect(h.app.list.items.map(\.number) == [0, 1, 2, 3])
+        #expect(h.app.current.invoice === invoices[1], "the selection follows the invoice, not the index")
+        #expect(h.app.list.selectedIndex == 2)
+        #expect(h.lines()[2].contains("3/4  │"))
+        try other.execute("UPDATE Invoice SET number = 9 WHERE number = 2")
+        try h.store.refresh()
+        #expect(h.app.list.items.map(\.number) == [0, 1, 3, 9])
+        #expect(h.app.current.invoice === invoices[1] && h.app.list.selectedIndex == 3, "moved to the end, followed")
+        try other.execute("DELETE FROM Invoice WHERE number = 9")
+        try h.store.refresh()
+        #expect(h.app.current.invoice === invoices[2], "deleted elsewhere: the one now at its place (the last)")
+        #expect(h.app.status.currentMessage == "Invoice #9 was deleted by another program.")
+        #expect(h.app.customer.text == "Grace Hopper")
+        try other.execute("DELETE FROM Invoice")
+        try h.store.refresh()
+        #expect(h.app.current.invoice == nil && h.app.list.items.isEmpty)
+        try other.execute("INSERT INTO Invoice (number, note) VALUES (5, 'back')")
+        try h.store.refresh()
+        #expect(h.app.current.invoice?.note == "back", "the first invoice of an empty list is selected")
     }
 
-    @Test func aFailingListIsReported() throws {
+    @Test func aListThatCannotBeReadIsReported() throws {
         let database = try TemporaryDatabase()
-        let store = try Store(path: database.path, scheduler: TestScheduler(), migrator: Migrator.builtIn())
-        let lists = Subject<QueryResult<Invoice>, StoreError>()
+        try openInvoiceStore(path: database.path, scheduler: TestScheduler()).close()
+        // A number that is not a number, written by another program.
+        try Connection(path: database.path).execute("UPDATE Invoice SET number = 'two' WHERE number = 2")
+        let store = try openInvoiceStore(path: database.path, scheduler: TestScheduler())
         let redraws = Counter()
-        let app = InvoiceApp(store: store, invoices: lists.signal) { redraws.increment() }
-        let start = redraws.value
-        lists.sendError(.notStored(model: "Invoice"))
-        #expect(app.status.currentMessage == "Cannot read the invoices: this Invoice is not stored in this store: insert it first")
-        #expect(redraws.value == start + 1)
+        let app = InvoiceApp(store: store) { redraws.increment() }
+        #expect(app.status.currentMessage?.hasPrefix("Cannot read the invoices: ") == true)
+        #expect(redraws.value > 0)
+        #expect(app.current.invoice == nil)
     }
 }

@@ -181,7 +181,7 @@ struct InvoiceStoreTests {
         #expect(invoices.count == 3)
         #expect(invoices[0].lines.isEmpty, "lines that cannot be read are not made up")
         #expect(errors.failure == "SQLITE_MISMATCH (20): InvoiceLine.unitPrice holds REAL 1e+308, expected Money")
-        let app = InvoiceApp(store: store, invoices: invoiceList(store))
+        let app = InvoiceApp(store: store)
         let message = app.status.currentMessage ?? ""
         #expect(message.hasPrefix("Could not read from the database: "), "\(message)")
         #expect(try database.rows("SELECT unitPrice FROM InvoiceLine WHERE text = 'Brass gears'") == [[1e308]])

@@ -50,7 +50,7 @@ final class Harness {
             ? try openInvoiceStore(path: database.path, scheduler: scheduler, busyTimeout: busyTimeout)
             : try Store(path: database.path, scheduler: scheduler, migrator: Migrator.builtIn(), busyTimeout: busyTimeout)
         let redraws = self.redraws
-        app = InvoiceApp(store: store, invoices: invoiceList(store), title: "test.sqlite") { redraws.increment() }
+        app = InvoiceApp(store: store, title: "test.sqlite") { redraws.increment() }
     }
 
     /// Sends keys; returns the action of the last one.

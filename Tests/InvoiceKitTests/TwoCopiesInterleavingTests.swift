@@ -23,7 +23,7 @@ struct TwoCopiesInterleavingTests {
 
         init(path: String) throws {
             store = try openInvoiceStore(path: path, scheduler: scheduler, busyTimeout: .milliseconds(200), watchesExternalChanges: false)
-            app = InvoiceApp(store: store, invoices: invoiceList(store))
+            app = InvoiceApp(store: store)
         }
     }
 
