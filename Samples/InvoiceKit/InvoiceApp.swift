@@ -116,6 +116,11 @@ public final class InvoiceApp {
     private var windowGeneration = 0
     /// Whether the window is moving to follow the selected invoice (it moves once per page).
     private var isFollowing = false
+    /// Whether the window is moving for a key that selects another invoice.
+    private var isMovingTheSelection = false
+    /// The position in the list of the selected row, as last settled: when the selected
+    /// invoice goes, the one that comes to this place is selected.
+    private var selectedPosition = 0
     /// How many invoices there are, and how many the filter lets through (nil without one).
     private var invoiceCount = 0
     private var matchCount: Int?
@@ -647,7 +652,10 @@ public final class InvoiceApp {
     /// changed), the window follows it; when it is gone (deleted, or the filter no longer lets
     /// it through), the invoice now at its place is selected.
     private func show(_ invoices: [Invoice]) {
-        defer { needsDisplay() }
+        defer {
+            settleSelection()
+            needsDisplay()
+        }
         window = invoices
         list.setItems(invoices)
         if invoices.count < windowRows, windowTop > 0 {
@@ -663,6 +671,7 @@ public final class InvoiceApp {
                 report("Cannot count the invoices: \(error)")
             }
         }
+        if isMovingTheSelection { return }
         guard let invoice = current.invoice else {
             select(list.selectedItem)
             return
@@ -680,6 +689,8 @@ public final class InvoiceApp {
         }
         // Added here and not let through by the filter: it stays selected until it changes.
         if invoice === added { return }
+        // The row at the selection's place, or the last one when the list ends before it.
+        list.select(invoices.isEmpty ? nil : max(0, min(selectedPosition - windowTop, invoices.count - 1)))
         if invoice.persistentID == nil {
             // Deleted by another program (before its own delete shows, this app selects
             // another invoice): said, and the focus leaves the fields, so that nothing typed
@@ -689,6 +700,11 @@ public final class InvoiceApp {
             status.setMessage("Invoice #\(invoice.number) was deleted by another program.")
         }
         select(list.selectedItem)
+    }
+
+    /// Records where the selection is in the whole list.
+    private func settleSelection() {
+        selectedPosition = windowTop + (list.selectedIndex ?? 0)
     }
 
     /// Where `invoice` stands in the list (as committed), or nil when the list does not show
@@ -704,13 +720,15 @@ public final class InvoiceApp {
 
     /// Selects the invoice at `position` of the list, moving the window to show it.
     private func select(position: Int) {
-        if position < windowTop {
-            openWindow(top: position)
-        } else if position >= windowTop + windowRows {
-            openWindow(top: position - windowRows + 1)
+        if position < windowTop || position >= windowTop + windowRows {
+            // The page shown next is for the new selection: the old one is not followed.
+            isMovingTheSelection = true
+            defer { isMovingTheSelection = false }
+            openWindow(top: position < windowTop ? position : position - windowRows + 1)
         }
         list.select(position - windowTop)
         select(list.selectedItem)
+        settleSelection()
     }
 
     /// Selects `invoice` and shows it in the list, moving the window if it is off the page.
@@ -722,6 +740,7 @@ public final class InvoiceApp {
             let row = list.selectedIndex ?? 0
             openWindow(top: max(0, position - min(row, windowRows - 1)))
         }
+        settleSelection()
     }
 
     /// The filter changed: the list shows what it lets through, from the selected invoice
@@ -855,13 +874,15 @@ public final class InvoiceApp {
         // The invoice after it takes its place; after the last, the one before.
         let position = window.firstIndex { $0 === invoice }.map { windowTop + $0 }
         let neighbour = position.flatMap { listedInvoice(at: $0 + 1) ?? listedInvoice(at: $0 - 1) }
+        // Selected first: the list that the delete sends finds the neighbour selected.
+        let wasSelected = current.invoice === invoice
+        if wasSelected { select(neighbour) }
         do {
             try deleteInvoice(invoice, from: store)
-            if current.invoice === invoice {
-                if let neighbour { reveal(neighbour) } else { select(nil as Invoice?) }
-            }
+            if wasSelected, let neighbour { reveal(neighbour) }
             status.setMessage("Deleted invoice #\(invoice.number).")
         } catch {
+            if wasSelected { reveal(invoice) }
             report("Cannot delete invoice #\(invoice.number): \(error)")
         }
     }
