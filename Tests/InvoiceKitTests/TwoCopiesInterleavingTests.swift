@@ -7,9 +7,12 @@ import TetherTestSupport
 
 /// Two copies of the app on one file, driven by seeded random keys (typing, moving, adding and
 /// deleting lines and invoices, choosing customers, filtering, quitting questions), with their
-/// commits and looks at the other's interleaved at random. After each run, once both have
-/// written and looked: every invoice each copy shows equals its row, field by field and line
-/// by line, and each copy's selection is a live invoice. A failing seed replays:
+/// commits and looks at the other's interleaved at random, and a third program that inserts,
+/// deletes and renumbers invoices by SQL. The file starts with up to 120 invoices, so the
+/// list's window scrolls. After each run, once both have written and looked: every invoice
+/// each copy shows equals its row, field by field and line by line; each copy's list is
+/// exactly the rows of the file at its window's positions, with the selected invoice
+/// selected in it; and each copy's selection is a live invoice. A failing seed replays:
 /// `TETHER_SEEDS=17 swift test --filter replayAppSeeds`.
 @MainActor
 @Suite("InvoiceApp: two copies, seeded random keys")
@@ -63,15 +66,32 @@ struct TwoCopiesInterleavingTests {
         case 86..<88: return .control("u")
         case 88..<90: return .paste(["Ada\tLovelace\n", "12.5", "王五"][random.below(3)])
         case 90..<92: return .control("c")
-        default: return .home
+        case 92..<94: return .home
+        case 94..<96: return .end
+        case 96..<98: return .pageDown
+        default: return .pageUp
         }
     }
 
     static func run(seed: UInt64, keys: Int) throws {
         var random = SeededRandom(seed: seed)
         let database = try TemporaryDatabase()
+        try openInvoiceStore(path: database.path, scheduler: TestScheduler()).close()
+        if random.chance(70) { try addInvoices(upTo: 3 + random.below(118), in: database.path) }
         let copies = [try Copy(path: database.path), try Copy(path: database.path)]
+        let third = try Connection(path: database.path)
         for step in 0..<keys {
+            if random.chance(3) {
+                // Another program: invoices come, go, or take another number.
+                let number = random.below(130)
+                switch random.below(3) {
+                case 0: try? third.execute("INSERT INTO Invoice (number, note) VALUES (?, 'third')", [.integer(Int64(number))])
+                case 1: try? third.execute("DELETE FROM Invoice WHERE id IN (SELECT id FROM Invoice WHERE number >= ? ORDER BY number LIMIT 1 + ?)",
+                                           [.integer(Int64(number)), .integer(Int64(random.below(5)))])
+                default: try? third.execute("UPDATE Invoice SET number = ? WHERE id IN (SELECT id FROM Invoice WHERE number >= ? ORDER BY number LIMIT 1)",
+                                            [.integer(Int64(random.below(130))), .integer(Int64(number))])
+                }
+            }
             let copy = copies[random.below(2)]
             _ = copy.app.handle(randomKey(&random))   // .quit is ignored: the copy goes on
             if random.chance(30) { copy.scheduler.advance() }          // the end of its turn: commit
@@ -113,6 +133,18 @@ struct TwoCopiesInterleavingTests {
             }
             if let invoice = copy.app.current.invoice {
                 #expect(invoice.persistentID != nil, "seed \(seed), copy \(index): the selection is a live invoice")
+            }
+            // The list: the rows at its window's positions, as a fetch gives them now.
+            let app = copy.app
+            let rows = try copy.store.fetch(Invoice.self, where: app.condition, orderBy: \.number, limit: app.windowRows, offset: app.windowTop)
+            #expect(app.list.items.map(\.persistentID) == rows.map(\.persistentID), "seed \(seed), copy \(index): the window's rows")
+            #expect(app.list.items.elementsEqual(rows, by: ===), "seed \(seed), copy \(index): the rows' live objects")
+            let count = try copy.store.count(Invoice.self, where: app.condition)
+            #expect(app.listCount == count, "seed \(seed), copy \(index): the count")
+            #expect(app.windowTop == 0 || rows.count == app.windowRows || app.windowTop == max(0, count - app.windowRows),
+                    "seed \(seed), copy \(index): a window that could show more rows does (top \(app.windowTop), \(rows.count) of \(count))")
+            if let invoice = app.current.invoice, app.list.items.contains(where: { $0 === invoice }) {
+                #expect(app.list.selectedItem === invoice, "seed \(seed), copy \(index): the selected invoice is the list's selection")
             }
         }
     }
