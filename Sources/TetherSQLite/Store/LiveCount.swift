@@ -41,7 +41,7 @@ extension Store {
             try checkOpen()
             let table = try table(for: type)
             let (whereSQL, arguments) = try table.render(condition)
-            let sql = "SELECT count(*) FROM \(table.quotedName) WHERE \(whereSQL)"
+            let sql = "SELECT count(*) FROM \(table.quotedName)\(Store.whereClause(whereSQL))"
             // Without a condition an update changes nothing (`.always(false)` counts 0 always).
             let everyRow = if case .constant = condition.node { true } else { false }
             let tracker = self.tracker

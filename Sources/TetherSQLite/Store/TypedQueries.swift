@@ -242,13 +242,21 @@ extension Store {
         return try aggregate(M.self, "\(function)(\(_quote(column.name)))", condition, as: Result.self)
     }
 
+    /// ` WHERE condition`, or nothing for a condition every row meets: SQLite counts every row
+    /// of a table from its smallest index's pages (a few milliseconds for a million rows) only
+    /// when the statement has no WHERE clause at all; `WHERE 1` reads every entry (five times
+    /// as long).
+    static func whereClause(_ condition: String) -> String {
+        condition == "1" ? "" : " WHERE \(condition)"
+    }
+
     /// One value computed by `expression` over the rows meeting `condition` (nil for NULL).
     private func aggregate<M: PersistentModel, V: SQLiteConvertible>(
         _ type: M.Type, _ expression: String, _ condition: Condition<M>, as _: V.Type
     ) throws(StoreError) -> V? {
         let table = try table(for: type)
         let (whereSQL, arguments) = try table.render(condition)
-        let sql = "SELECT \(expression) FROM \(table.quotedName) WHERE \(whereSQL)"
+        let sql = "SELECT \(expression) FROM \(table.quotedName)\(Self.whereClause(whereSQL))"
         do {
             // The value crosses from the writer queue as an SQLiteValue (Sendable), then becomes a V.
             let value = try writer.sync { connection in
