@@ -121,11 +121,13 @@ public final class InvoiceApp {
     /// The position in the list of the selected row, as last settled: when the selected
     /// invoice goes, the one that comes to this place is selected.
     private var selectedPosition = 0
-    /// How many invoices there are, and how many the filter lets through (nil without one).
-    private var invoiceCount = 0
+    /// How many invoices there are: nil until they are counted, right after the first screen
+    /// (counting a million rows takes SQLite a few milliseconds: the list does not wait).
+    private var invoiceCount: Int?
+    /// How many invoices the filter lets through (nil without one).
     private var matchCount: Int?
-    /// The invoices the list shows now: how many, and the position of the selected one.
-    var listCount: Int { matchCount ?? invoiceCount }
+    /// How many invoices the list shows (0 while they are not counted yet).
+    var listCount: Int { matchCount ?? invoiceCount ?? 0 }
     /// The filter typed after `/` in the list (by customer or number), or nil for none.
     public private(set) var filter: String?
     /// Whether the filter is being typed (keys go to it).
@@ -208,12 +210,10 @@ public final class InvoiceApp {
         subscriptions.add(store.errors.subscribe(with: current) { [weak self] _, error in
             self?.storeFailed(error)
         })
-        subscriptions.add(store.observeCount(Invoice.self).subscribe(
-            with: current,
-            next: { [weak self] _, count in self?.invoiceCount = count },
-            error: { [weak self] _, error in self?.report("Cannot count the invoices: \(error)") }
-        ))
         openWindow(top: 0)
+        subscriptions.add(store.scheduler.schedule { [weak self] in
+            MainActor.assumeIsolated { self?.countInvoices() }
+        })
         subscriptions.add(customerList(store).subscribe(
             with: current,
             next: { [weak self] _, customers in self?.showCustomers(Array(customers)) },
@@ -349,10 +349,24 @@ public final class InvoiceApp {
         return .continue
     }
 
+    /// Counts the invoices, now and after every commit that inserts or deletes some (once).
+    private func countInvoices() {
+        guard invoiceCount == nil else { return }
+        subscriptions.add(store.observeCount(Invoice.self).subscribe(
+            with: current,
+            next: { [weak self] _, count in
+                self?.invoiceCount = count
+                self?.needsDisplay()
+            },
+            error: { [weak self] _, error in self?.report("Cannot count the invoices: \(error)") }
+        ))
+    }
+
     /// Where `key` moves the list's selection: Up/Down by one, PageUp/PageDown by the rows
     /// shown, Home/End to the ends (`.some(nil)` for an empty list); nil for another key.
     private func listTarget(for key: Key) -> Int?? {
         let now = windowTop + (list.selectedIndex ?? 0)
+        countInvoices()   // End needs the count, even right after the first screen
         let target: Int
         switch key {
         case .up: target = now - 1
@@ -436,14 +450,16 @@ public final class InvoiceApp {
         fitWindow(rows: left.height - 1)
         form.render([list], into: &screen, in: left)
         // After the list's title: the filter, and where the selection is (`2/3`, `1/2 of 3`).
-        let position = (list.selectedIndex.map { "\(windowTop + $0 + 1)" } ?? "0") + "/\(listCount)"
-            + (matchCount == nil ? "" : " of \(invoiceCount)")
+        let counted = (matchCount ?? invoiceCount).map { "\($0)" } ?? "…"
+        let all = invoiceCount.map { "\($0)" } ?? "…"
+        let position = (list.selectedIndex.map { "\(windowTop + $0 + 1)" } ?? "0") + "/\(counted)"
+            + (matchCount == nil ? "" : " of \(all)")
         if let filter {
             let shown = "/" + filter + (isTypingFilter ? "▏" : "")
             screen.put(DisplayWidth.truncated(shown, to: max(0, left.width - 10 - DisplayWidth.of(position))),
                        at: Position(x: left.x + 9, y: left.y), style: theme.title, limit: left.maxX)
         }
-        if invoiceCount > 0 {
+        if !window.isEmpty || (invoiceCount ?? 0) > 0 {
             // Right-aligned with the totals below it.
             screen.put(position, at: Position(x: max(left.x, left.maxX - 1 - DisplayWidth.of(position)), y: left.y),
                        style: theme.placeholder, limit: left.maxX)

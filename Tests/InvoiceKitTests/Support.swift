@@ -57,6 +57,7 @@ final class Harness {
             : try Store(path: database.path, scheduler: scheduler, migrator: Migrator.builtIn(), busyTimeout: busyTimeout)
         let redraws = self.redraws
         app = InvoiceApp(store: store, title: "test.sqlite") { redraws.increment() }
+        scheduler.advance()   // the turn that drew the first screen ends: the invoices are counted
     }
 
     /// Sends keys; returns the action of the last one.

@@ -29,6 +29,20 @@ struct WindowedListTests {
         #expect(h.app.current.invoice?.number == 1)
     }
 
+    /// The first screen does not wait for the count: it says "…" until the turn that drew it
+    /// ends; a key that needs the count (End) counts at once.
+    @Test func theFirstScreenIsDrawnBeforeTheInvoicesAreCounted() throws {
+        let h = try Harness(invoices: 1000)
+        let app = InvoiceApp(store: h.store)
+        let first = app.render(Size(width: 120, height: 40)).lines[2]
+        #expect(first.contains("1/…  │") && app.list.items.count == 36)
+        h.scheduler.advance()
+        #expect(app.render(Size(width: 120, height: 40)).lines[2].contains("1/1000  │"))
+        let other = InvoiceApp(store: h.store)
+        _ = other.handle(.end)
+        #expect(other.current.invoice?.number == 1000)
+    }
+
     @Test func keysMoveTheWindowOverTheWholeList() throws {
         let h = try Harness(invoices: 1000)
         _ = h.screen()

@@ -63,7 +63,14 @@ public final class Store {
     /// The database file.
     public let path: String
     let writer: DatabaseQueue
-    let scheduler: any Scheduler
+    /// The scheduler of the store's thread: where it ends a turn (writing the changes made in
+    /// it), and where live queries, `errors` and `committedChanges` deliver. Work that belongs
+    /// after the current turn can be scheduled on it too.
+    ///
+    /// ```swift
+    /// store.scheduler.schedule { print("after this turn") }
+    /// ```
+    public let scheduler: any Scheduler
     let state = _StoreState()
     let errorSubject = Subject<StoreError, Never>()
     let changeSubject = Subject<StoreChange, Never>()
