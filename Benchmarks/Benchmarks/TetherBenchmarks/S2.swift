@@ -42,7 +42,7 @@ func makeS2File(_ files: BenchmarkFiles, invoices: Int) throws -> String {
 func registerS2() {
     let configuration = Benchmark.Configuration(
         metrics: [.wallClock, .mallocCountTotal, .peakMemoryResidentDelta],
-        timeUnits: .milliseconds, warmupIterations: 1, scalingFactor: .one, maxDuration: .seconds(10), maxIterations: 20)
+        timeUnits: .microseconds, warmupIterations: 1, scalingFactor: .one, maxDuration: .seconds(10), maxIterations: 20)
     for invoices in s2Sizes {
         let label = invoices >= 1_000_000 ? "\(invoices / 1_000_000)M" : invoices >= 1_000 ? "\(invoices / 1_000)k" : "\(invoices)"
         for counted in [false, true] {
