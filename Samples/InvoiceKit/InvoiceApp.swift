@@ -108,6 +108,12 @@ public final class InvoiceApp {
     /// number), `windowTop` rows from its start and as many rows as the list shows. Only
     /// these are loaded: a file of a million invoices opens as fast as one of three.
     private var window: [Invoice] = []
+    /// The customers of the invoices on screen and of the selected one, kept alive: an invoice
+    /// refers to its customer weakly (the customer's collection holds its invoices), and a
+    /// customer nobody holds is freed, read again at each use, and not told of a rename made
+    /// elsewhere, which the list and the customer field must show.
+    private var shownCustomers: [Customer] = []
+    private var selectedCustomer: Customer?
     /// The position in the whole list of the window's first row.
     private(set) var windowTop = 0
     /// The rows the window holds: the rows the list showed at the last render.
@@ -151,8 +157,9 @@ public final class InvoiceApp {
     private let blank = Invoice()
     /// The text of the customer field.
     private let draft = CustomerDraft()
-    /// The store's customers, by name.
+    /// The store's customers, by name: read when the picker first opens, live from then on.
     private var customers: [Customer] = []
+    private var readsCustomers = false
     /// What the next key answers: a deletion asked about.
     private var pendingDeletion: Deletion?
     /// An invoice this app added that the list has not shown yet.
@@ -214,11 +221,6 @@ public final class InvoiceApp {
         subscriptions.add(store.scheduler.schedule { [weak self] in
             MainActor.assumeIsolated { self?.countInvoices() }
         })
-        subscriptions.add(customerList(store).subscribe(
-            with: current,
-            next: { [weak self] _, customers in self?.showCustomers(Array(customers)) },
-            error: { [weak self] _, error in self?.report("Cannot read the customers: \(error)") }
-        ))
         subscriptions.add(observe(current, \.invoice?.customerName).subscribe(with: current) { [weak self] _, name in
             self?.customerNameChanged(name ?? "")
         })
@@ -673,6 +675,7 @@ public final class InvoiceApp {
             needsDisplay()
         }
         window = invoices
+        shownCustomers = invoices.compactMap(\.customer)
         list.setItems(invoices)
         if invoices.count < windowRows, windowTop > 0 {
             // The page ends the list and does not fill the screen (rows went from the end, or
@@ -963,6 +966,17 @@ public final class InvoiceApp {
 
     // MARK: Customers
 
+    /// Starts the live list of customers (once: the picker needs them, the first screen does not).
+    private func readCustomers() {
+        guard !readsCustomers else { return }
+        readsCustomers = true
+        subscriptions.add(customerList(store).subscribe(
+            with: current,
+            next: { [weak self] _, customers in self?.showCustomers(Array(customers)) },
+            error: { [weak self] _, error in self?.report("Cannot read the customers: \(error)") }
+        ))
+    }
+
     private func showCustomers(_ customers: [Customer]) {
         self.customers = customers
         if isPickingCustomer { refreshChoices() }
@@ -973,6 +987,7 @@ public final class InvoiceApp {
     /// customer was renamed, another invoice was selected): the field shows it, unless the user
     /// is typing in it.
     private func customerNameChanged(_ name: String) {
+        selectedCustomer = current.invoice?.customer
         guard !isPickingCustomer else { return }
         draft.text = name
         customer.focusDidChange(form.isFocused(customer))
@@ -983,6 +998,7 @@ public final class InvoiceApp {
     private func openPicker(showingAll: Bool) {
         isPickingCustomer = true
         showsAllCustomers = showingAll
+        readCustomers()
         refreshChoices()
         if showingAll, let own = current.invoice?.customer,
            let index = customerChoices.items.firstIndex(where: { if case .customer(let c) = $0 { return c === own } else { return false } }) {
