@@ -513,6 +513,48 @@ struct InvoicesE2ETests {
         try pane.waitForPrompt()
     }
 
+    /// A file of 100,000 invoices, two copies of the app on it: each opens at once on the first
+    /// invoices, End goes to the last, an invoice added in one copy is counted and reached in
+    /// the other, and a note typed there is saved.
+    @Test func aHundredThousandInvoicesInTwoCopies() throws {
+        let first = try TmuxPane()
+        defer { first.close() }
+        try first.launch()                                      // makes the file
+        try first.keys("C-c")
+        try first.waitForPrompt()
+        try Connection(path: first.database).execute("""
+            BEGIN;
+            WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 100)
+            INSERT INTO Customer (name) SELECT 'Customer ' || k FROM n;
+            WITH RECURSIVE n(k) AS (SELECT 4 UNION ALL SELECT k + 1 FROM n WHERE k < 100000)
+            INSERT INTO Invoice (number, customer_id, note, tax)
+            SELECT k, (SELECT max(id) FROM Customer) - k % 100, 'Invoice ' || k, 20 FROM n;
+            INSERT INTO InvoiceLine (invoice_id, position, text, quantity, unitPrice)
+            SELECT id, 0, 'Gears', 2, 2.5 FROM Invoice WHERE number > 3;
+            COMMIT;
+            """)
+        let second = try TmuxPane(database: first.database)
+        defer { second.close() }
+        try first.launch()
+        try second.launch()
+        try first.waitFor("the first invoices and the count", showing: ["1/100000  │", listRow(1, "Ada Lovelace", "2761.56")])
+        try first.keys("End")
+        try first.waitFor("the last invoice", showing: ["100000/100000  │", "Invoice #100000", "#100000 Customer"])
+        try second.keys("C-n")
+        try second.waitFor("the invoice added", showing: ["100001/100001  │", "Invoice #100001"])
+        try first.waitFor("the other copy's invoice counted", showing: ["100000/100001  │"])
+        try first.keys("Down")
+        try first.waitFor("the other copy's invoice reached", showing: ["100001/100001  │", "Invoice #100001"])
+        try first.keys("Tab", "Tab")                            // its note
+        try first.type("from the first copy")
+        try second.waitFor("the note typed in the first copy", showing: ["from the first copy"])
+        try first.keys("C-c")
+        try second.keys("C-c")
+        try first.waitForPrompt()
+        try second.waitForPrompt()
+        #expect(try row(first.database, number: 100001, "note") == ["from the first copy"])
+    }
+
     /// `stty -a` for another terminal.
     private func stty(_ tty: String) throws -> String {
         try runCommand(["stty", "-a", "-F", tty]).output
