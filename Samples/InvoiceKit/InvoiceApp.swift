@@ -108,12 +108,10 @@ public final class InvoiceApp {
     /// number), `windowTop` rows from its start and as many rows as the list shows. Only
     /// these are loaded: a file of a million invoices opens as fast as one of three.
     private var window: [Invoice] = []
-    /// The customers of the invoices on screen and of the selected one, kept alive: an invoice
-    /// refers to its customer weakly (the customer's collection holds its invoices), and a
-    /// customer nobody holds is freed, read again at each use, and not told of a rename made
-    /// elsewhere, which the list and the customer field must show.
+    /// The customers of the invoices on screen, kept alive: an invoice refers to its customer
+    /// weakly (the customer's collection holds its invoices), and a customer nobody holds would
+    /// be read from the file again at each render of its row.
     private var shownCustomers: [Customer] = []
-    private var selectedCustomer: Customer?
     /// The position in the whole list of the window's first row.
     private(set) var windowTop = 0
     /// The rows the window holds: the rows the list showed at the last render.
@@ -987,7 +985,6 @@ public final class InvoiceApp {
     /// customer was renamed, another invoice was selected): the field shows it, unless the user
     /// is typing in it.
     private func customerNameChanged(_ name: String) {
-        selectedCustomer = current.invoice?.customer
         guard !isPickingCustomer else { return }
         draft.text = name
         customer.focusDidChange(form.isFocused(customer))

@@ -381,6 +381,9 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// Set when a model we depend on was freed: its registrar's address may be reused by
     /// another model, so the next evaluation observes everything it reads anew.
     @usableFromInline let invalidated = Atomic<Bool>(false)
+    /// Models read through references that hold them weakly (`_keepWhileObserved`), by
+    /// registrar, since the last commit: the commit keeps those it observes alive.
+    @exclusivity(unchecked) private var readTargets: [ObjectIdentifier: AnyObject] = [:]
 
 
     @usableFromInline init() {
@@ -451,13 +454,27 @@ final class _DependencyRecorder: @unchecked Sendable {
         return recording.pointee.readOthers
     }
 
+    /// Remembers `target`, read through a reference that holds it weakly, until the next
+    /// commit, which keeps it alive with the observers of its properties (unless those are
+    /// observed already: then they keep it).
+    @usableFromInline @inline(never)
+    func keep(_ target: AnyObject, _ registrar: ModelRegistrar) {
+        let id = ObjectIdentifier(registrar)
+        for key in recording.pointee.expectedKeys where key.registrar == id { return }
+        // Read and never observed (only compared with nil, say): not kept for long.
+        if readTargets.count >= 64 { readTargets.removeAll(keepingCapacity: true) }
+        readTargets[id] = target
+    }
+
     /// Makes the dependencies those of the evaluation that just ended: keeps the observers of
     /// properties still read, adds one (made by `makeObserver` for the registrar it goes to)
-    /// for each new one, and removes the others.
+    /// for each new one, and removes the others. An observer of a model read through a weak
+    /// reference (`keep`) keeps that model alive until it is removed.
     @usableFromInline
     func commit(makeObserver: (ModelRegistrar) -> _SlotObserver) {
         defer {
             fresh.removeAll(keepingCapacity: true)
+            readTargets.removeAll(keepingCapacity: true)
             rebuilding = false
         }
         guard let old = removals.withLock({ $0 }) else { return }   // cancelled
@@ -474,7 +491,12 @@ final class _DependencyRecorder: @unchecked Sendable {
                 reused[position] = true
                 kept.append(old[position])
             } else {
-                kept.append(registrar.addObserver(index: index, makeObserver(registrar)))
+                let removal = registrar.addObserver(index: index, makeObserver(registrar))
+                if let target = readTargets[ObjectIdentifier(registrar)] {
+                    kept.append(_KeepingAlive(removal, target))
+                } else {
+                    kept.append(removal)
+                }
             }
         }
         let dropped = old.indices.filter { !reused[$0] }.map { old[$0] }
@@ -517,6 +539,37 @@ final class _DependencyRecorder: @unchecked Sendable {
             return removals ?? []
         }
         for removal in removed { removal.dispose() }
+    }
+}
+
+/// Keeps a model alive as long as an observer of one of its properties is registered: the
+/// removal of that observer, holding the model too.
+///
+/// Why `@unchecked Sendable` is safe: `target` is never used, only retained until this object
+/// is freed; `removal` is `Sendable`.
+final class _KeepingAlive: Disposable, @unchecked Sendable {
+    private let removal: any Disposable
+    private let target: AnyObject
+
+    init(_ removal: any Disposable, _ target: AnyObject) {
+        self.removal = removal
+        self.target = target
+    }
+
+    func dispose() { removal.dispose() }
+    var isDisposed: Bool { removal.isDisposed }
+}
+
+/// Keeps `target`, just read through a reference that holds it weakly (the inverse of a
+/// to-many relationship: `@Relationship var customer: Customer?`), alive while the evaluation
+/// running on this thread observes properties of it, and as long as it does. Without it, a
+/// target that nobody else holds would be freed after the read, and a change to its row made
+/// elsewhere (a customer renamed) would reach no model and no observer. Used by code that
+/// `@Model` generates.
+@inlinable @inline(__always)
+public func _keepWhileObserved<Target: Model>(_ target: Target) {
+    if let recording = _currentRecording() {
+        recording.pointee.recorder.takeUnretainedValue().keep(target, target._$registrar)
     }
 }
 

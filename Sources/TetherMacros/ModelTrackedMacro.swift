@@ -128,11 +128,13 @@ extension ModelTrackedMacro {
             get {
                 _$registrar.access(self, index: \(index), \\.\(identifier))
                 if let target = \(raw: storage).current {
+                    Tether._keepWhileObserved(target)
                     return target
                 }
                 let loaded = \(raw: storage).load(_$registrar)
                 if let loaded {
                     \(raw: storage).cache(loaded)
+                    Tether._keepWhileObserved(loaded)
                 }
                 return loaded
             }
