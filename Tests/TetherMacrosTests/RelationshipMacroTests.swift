@@ -78,11 +78,13 @@ final class RelationshipMacroTests: XCTestCase {
                     get {
                         _$registrar.access(self, index: 0, \.invoice)
                         if let target = _invoice.current {
+                            Tether._keepWhileObserved(target)
                             return target
                         }
                         let loaded = _invoice.load(_$registrar)
                         if let loaded {
                             _invoice.cache(loaded)
+                            Tether._keepWhileObserved(loaded)
                         }
                         return loaded
                     }
