@@ -705,7 +705,7 @@ public final class InvoiceApp {
             return
         }
         // Added here and not let through by the filter: it stays selected until it changes.
-        if invoice === added { return }
+        if invoice === added, invoice.persistentID != nil { return }
         // The row at the selection's place, or the last one when the list ends before it.
         list.select(invoices.isEmpty ? nil : max(0, min(selectedPosition - windowTop, invoices.count - 1)))
         if invoice.persistentID == nil {
@@ -836,8 +836,28 @@ public final class InvoiceApp {
         current.invoice = invoice
         bindFields(to: invoice ?? blank)
         let needsDisplay = self.needsDisplay
-        selectedChanges.inner = invoice.map { changes(of: $0).subscribe(next: { _ in needsDisplay() }) }
+        selectedChanges.inner = invoice.map { invoice in
+            let changes = CompoundDisposable()
+            changes.add(Tether.changes(of: invoice).subscribe(next: { _ in needsDisplay() }))
+            changes.add(store.deletion(of: invoice).subscribe(with: current) { [weak self] _, _ in
+                self?.selectedInvoiceDeleted(invoice)
+            })
+            return changes
+        }
         if invoice == nil { form.focus(list) }
+    }
+
+    /// The selected invoice was deleted (here or elsewhere) while the list does not show it
+    /// (added here, and not let through by the filter): the list's selection takes its place.
+    /// One the list shows is taken care of when the list changes (`show`).
+    private func selectedInvoiceDeleted(_ invoice: Invoice) {
+        guard current.invoice === invoice, !window.contains(where: { $0 === invoice }) else { return }
+        added = nil
+        pendingDeletion = nil
+        form.focus(list)
+        status.setMessage("Invoice #\(invoice.number) was deleted by another program.")
+        select(list.selectedItem)
+        needsDisplay()
     }
 
     private func bindFields(to invoice: Invoice) {

@@ -141,4 +141,20 @@ struct WindowedListTests {
         #expect(h.app.list.selectedItem === h.app.current.invoice)
         #expect(h.app.form.isFocused(h.app.customer))
     }
+
+    /// An invoice added under a filter that does not let it through stays selected though not
+    /// listed; deleted by another program, it is said, and the list's selection takes its place.
+    @Test func anAddedInvoiceNotListedAndDeletedElsewhereIsLetGo() throws {
+        let h = try Harness()
+        h.press(.character("/"))
+        h.type("zzz")
+        h.press(.enter, .control("n"))
+        let added = try #require(h.app.current.invoice)
+        #expect(added.number == 4 && h.app.list.items.isEmpty, "selected, not listed")
+        try Connection(path: h.database.path).execute("DELETE FROM Invoice WHERE number = 4")
+        try h.store.refresh()
+        #expect(h.app.current.invoice == nil)
+        #expect(h.app.status.currentMessage == "Invoice #4 was deleted by another program.")
+        #expect(h.app.form.isFocused(h.app.list))
+    }
 }
