@@ -16,6 +16,18 @@ extension Gadget: Validating {
     }
 }
 
+@Model
+final class Part {
+    var label = ""
+    var price = 0
+}
+extension Part: PersistentModel {}
+extension Part: Validating {
+    func validate(_ rules: inout ValidationRules<Part>) {
+        rules.check(\.label, "a priced part has a label", price == 0 || !label.isEmpty)
+    }
+}
+
 /// Validation through the public API: the model's rules and the database's constraints.
 @Suite("Validation: invalid changes are not written, the model keeps them, the error says why")
 struct ValidationTests {
@@ -73,6 +85,28 @@ struct ValidationTests {
         #expect(try stored("stock", id: id) == .integer(900))
         #expect(store.pendingRowCount == 0)
         subscription.dispose()
+        try store.close()
+    }
+
+    /// A change kept back because the row broke a rule is written at the end of the turn in
+    /// which another program's change made the row valid, not left until the next edit here.
+    @Test func aChangeMadeValidByAnotherProgramIsWrittenAtTheEndOfThatTurn() throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let scheduler = TestScheduler()
+        let store = try Store(path: path, scheduler: scheduler, watchesExternalChanges: false)
+        let part = try store.insert(Part())
+        let id = try #require(part.persistentID)
+        part.price = 5
+        scheduler.advance()                                     // kept back: no label
+        #expect(store.pendingRowCount == 1)
+        try Connection(path: path).execute("UPDATE Part SET label = 'bolt'")
+        try store.refresh()                                     // the label arrives
+        #expect(part.label == "bolt" && part.brokenRules.isEmpty)
+        scheduler.advance()                                     // the end of that turn
+        try store.refresh()                                     // its commit is done
+        let price = try Connection(path: path).rows("SELECT price FROM Part WHERE id = ?", [.integer(id)]).first?.values.first
+        #expect(price == .integer(5))
+        #expect(store.pendingRowCount == 0)
         try store.close()
     }
 

@@ -278,6 +278,12 @@ extension Store {
                 dropChangesNamingMissingRows(of: naming, deleted: deleted)
             }
         }
+        // A change kept back because its row broke a rule may be valid now that the other
+        // columns came from elsewhere (another copy gave the line the description its price
+        // needed): it is written at the end of this turn, not left until the next edit.
+        if !state.dirty.isEmpty, updates.contains(where: { state.dirty[ObjectIdentifier($0.model)] != nil }) {
+            scheduleCommit()
+        }
     }
 
     /// Sets the model's properties whose column holds a different value, except those with a
