@@ -362,23 +362,13 @@ public final class InvoiceApp {
         ))
     }
 
-    /// Where `key` moves the list's selection: Up/Down by one, PageUp/PageDown by the rows
-    /// shown, Home/End to the ends (`.some(nil)` for an empty list); nil for another key.
+    /// Where `key` moves the list's selection (see `ListView.target`), as a position in the
+    /// whole list (`.some(nil)` for an empty list); nil for a key that does not move it.
     private func listTarget(for key: Key) -> Int?? {
-        let now = windowTop + (list.selectedIndex ?? 0)
         countInvoices()   // End needs the count, even right after the first screen
-        let target: Int
-        switch key {
-        case .up: target = now - 1
-        case .down: target = now + 1
-        case .pageUp: target = now - max(1, windowRows)
-        case .pageDown: target = now + max(1, windowRows)
-        case .home: target = 0
-        case .end: target = listCount - 1
-        default: return nil
-        }
-        guard listCount > 0 else { return .some(nil) }
-        return max(0, min(target, listCount - 1))
+        let now = windowTop + (list.selectedIndex ?? 0)
+        guard let target = ListView<Invoice>.target(of: key, from: now, count: listCount, page: windowRows) else { return nil }
+        return listCount > 0 ? target : .some(nil)
     }
 
     /// Quits, unless a field holds text that is not valid (and was not saved: the invoice keeps

@@ -123,6 +123,19 @@ public final class ListView<Item>: Widget {
     /// Up/Down, PageUp/PageDown, Home/End move the selection; other keys are ignored.
     public func handle(_ key: Key) -> KeyResult {
         let (count, selected, page) = state.withLock { ($0.items.count, $0.selected ?? 0, $0.pageSize) }
+        guard let target = Self.target(of: key, from: selected, count: count, page: page) else { return .ignored }
+        if count > 0 { select(target) }
+        return .handled
+    }
+
+    /// Where `key` moves a selection at `selected` in a list of `count` items showing `page`
+    /// rows at a time: Up/Down by one, PageUp/PageDown by a page, Home/End to the ends, clamped
+    /// to the list; nil for another key. For a list that shows a window of a longer one.
+    ///
+    /// ```swift
+    /// ListView<String>.target(of: .pageDown, from: 5, count: 1_000_000, page: 20)   // 25
+    /// ```
+    public static func target(of key: Key, from selected: Int, count: Int, page: Int) -> Int? {
         let target: Int
         switch key {
         case .up: target = selected - 1
@@ -131,10 +144,9 @@ public final class ListView<Item>: Widget {
         case .pageDown: target = selected + max(1, page)
         case .home: target = 0
         case .end: target = count - 1
-        default: return .ignored
+        default: return nil
         }
-        if count > 0 { select(target) }
-        return .handled
+        return max(0, min(target, count - 1))
     }
 
     /// Draws the title (if any) and the visible items, the selected one highlighted.

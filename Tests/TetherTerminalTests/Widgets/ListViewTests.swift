@@ -109,4 +109,16 @@ import Testing
         #expect(ListView<Int>.scrollOffset(current: 9, selected: 9, count: 10, rows: 3) == 7)
         #expect(ListView<Int>.scrollOffset(current: 4, selected: 1, count: 2, rows: 3) == 0)
     }
+
+    /// The moves of a window over a longer list: the same keys, clamped to the whole list.
+    @Test func targetsOfTheKeysInALongerList() {
+        typealias List = ListView<String>
+        #expect(List.target(of: .down, from: 5, count: 1_000_000, page: 20) == 6)
+        #expect(List.target(of: .pageDown, from: 5, count: 1_000_000, page: 20) == 25)
+        #expect(List.target(of: .pageUp, from: 5, count: 1_000_000, page: 20) == 0)
+        #expect(List.target(of: .end, from: 5, count: 1_000_000, page: 20) == 999_999)
+        #expect(List.target(of: .down, from: 999_999, count: 1_000_000, page: 20) == 999_999)
+        #expect(List.target(of: .home, from: 7, count: 10, page: 0) == 0)
+        #expect(List.target(of: .character("x"), from: 5, count: 10, page: 3) == nil)
+    }
 }
