@@ -156,4 +156,28 @@ struct PositionAndCountTests {
         #expect(counts == [2, 3])
         count.dispose()
     }
+
+    /// Bad input: an order that is not a column, a closed store.
+    @Test func aPropertyThatIsNotAColumnOrAClosedStoreIsAClearError() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ticket = try store.insert(Ticket())
+        #expect {
+            _ = try store.position(of: ticket, orderBy: \.draft)
+        } throws: { error in
+            guard case .mapping(let mapping)? = error as? StoreError else { return false }
+            return "\(mapping)".contains("draft")
+        }
+        try store.close()
+        #expect {
+            _ = try store.position(of: ticket, orderBy: \.points)
+        } throws: { error in
+            if case .closed? = error as? StoreError { return true }
+            return false
+        }
+        var failure: StoreError?
+        let count = store.observeCount(Ticket.self).sink(next: { _ in }, error: { failure = $0 })
+        if case .closed? = failure {} else { Issue.record("expected .closed, got \(String(describing: failure))") }
+        count.dispose()
+    }
 }

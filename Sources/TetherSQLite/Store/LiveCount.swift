@@ -44,36 +44,22 @@ extension Store {
             let sql = "SELECT count(*) FROM \(table.quotedName)\(Store.whereClause(whereSQL))"
             // Without a condition an update changes nothing (`.always(false)` counts 0 always).
             let everyRow = if case .constant = condition.node { true } else { false }
-            let tracker = self.tracker
             let inbox = self.inbox
-            // Registered before the first count is read, so that no commit falls in between.
-            id = try writer.sync { connection in
-                try tracker.addQuery(idSQL: sql, arguments: arguments, incremental: nil, insertsAndDeletesOnly: everyRow, in: connection)
-            }
-            do {
-                (count, stamp) = try writer.sync { connection in
+            (id, (count, stamp)) = try registerLiveQuery(idSQL: sql, arguments: arguments, insertsAndDeletesOnly: everyRow) {
+                try writer.sync { connection in
                     let statement = try connection.cachedStatement(sql)
                     defer { statement.reset() }
                     try statement.bind(arguments)
                     let stamp = inbox.stamp().stamp
                     return (try statement.step() ? try statement.column(0, as: Int.self) : 0, stamp)
                 }
-            } catch {
-                tracker.removeQuery(id)
-                throw error
             }
         } catch {
             observer.sendError(StoreError.wrap(error))
             return nil
         }
-        state.liveQueries[id] = _LiveCount(observer: observer, count: count, stamp: stamp)
         observer.sendNext(count)
-        let box = self.box
-        let scheduler = self.scheduler
-        return ActionDisposable {
-            // Disposal may come from any thread: the store's bookkeeping is done on its own.
-            scheduler.schedule { box.store?.stopLiveQuery(id) }
-        }
+        return keepLiveQuery(_LiveCount(observer: observer, count: count, stamp: stamp), id: id)
     }
 }
 

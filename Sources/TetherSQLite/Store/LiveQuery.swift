@@ -93,18 +93,10 @@ extension Store {
                 table: table.name, quotedTable: table.quotedName, condition: condition, arguments: arguments,
                 column: orderBy.flatMap { table.column(forProperty: $0) }.map { Store.dialect.quote($0.name) },
                 descending: descending)
-            let tracker = self.tracker
-            // Registered before the first result is read, so that no commit falls in between.
-            id = try writer.sync { connection in
-                try tracker.addQuery(idSQL: sql, arguments: arguments, incremental: incremental, in: connection)
-            }
-            do {
+            (id, (models, stamp)) = try registerLiveQuery(idSQL: sql, arguments: arguments, incremental: incremental) {
                 let select = try table.querySQL(
                     columns: nil, where: condition, orderBy: orderBy, descending: descending, limit: limit, offset: offset)
-                (models, stamp) = try _stampedFetch(type, sql: select, arguments, table: table)
-            } catch {
-                tracker.removeQuery(id)
-                throw error
+                return try _stampedFetch(type, sql: select, arguments, table: table)
             }
         } catch {
             observer.sendError(StoreError.wrap(error))
@@ -112,8 +104,33 @@ extension Store {
         }
         let query = _LiveQuery<M>(id: id, observer: observer, models: models, stamp: stamp)
         tracker.setResultSize(query.count, ofQuery: id)
-        state.liveQueries[id] = query
         observer.sendNext(query.result)
+        return keepLiveQuery(query, id: id)
+    }
+
+    /// Registers a live query's id query with the tracker (before its first result is read, so
+    /// that no commit falls in between), then reads that result with `read`; a failed read
+    /// unregisters it. Returns the query's number and what `read` returned.
+    func registerLiveQuery<First>(
+        idSQL: String, arguments: [SQLiteValue], incremental: _IncrementalQuery? = nil, insertsAndDeletesOnly: Bool = false,
+        read: () throws -> First
+    ) throws -> (id: Int, first: First) {
+        let tracker = self.tracker
+        let id = try writer.sync { connection in
+            try tracker.addQuery(
+                idSQL: idSQL, arguments: arguments, incremental: incremental, insertsAndDeletesOnly: insertsAndDeletesOnly, in: connection)
+        }
+        do {
+            return (id, try read())
+        } catch {
+            tracker.removeQuery(id)
+            throw error
+        }
+    }
+
+    /// Keeps live query `id` until the returned disposable is disposed (from any thread).
+    func keepLiveQuery(_ query: any _AnyLiveQuery, id: Int) -> any Disposable {
+        state.liveQueries[id] = query
         let box = self.box
         let scheduler = self.scheduler
         return ActionDisposable {

@@ -166,7 +166,8 @@ extension Store {
         let index = try Self.propertyIndex(of: orderBy)
         let table = try table(for: M.self)
         guard let column = table.column(forProperty: index) else {
-            throw .mapping(.unsupportedType(model: M._$schema.name, property: "\(orderBy)", type: "(not persisted)"))
+            // As a query ordered by it says (`querySQL`): the property, by name.
+            throw .mapping(.unsupportedType(model: M._$schema.name, property: M._$schema.properties[index].name, type: "(not persisted)"))
         }
         return try position(of: model, condition, table: table, key: Store.dialect.quote(column.name), descending: descending)
     }
