@@ -258,6 +258,32 @@ public func deleteCustomer(_ customer: Customer, from store: Store) throws(Store
     try store.delete(customer)
 }
 
+/// Adds invoices numbered from 4 up to `last` to the invoice file at `path` (made by
+/// `openInvoiceStore`, holding the examples), in one transaction of plain SQL, as another program
+/// would: first 100 customers, "Customer 1" to "Customer 100", then the invoices, each for one
+/// of them, with the note "Invoice N", a tax of 20 % and two lines. For trying, testing and
+/// measuring the app on a large file.
+///
+/// ```swift
+/// try openInvoiceStore(path: path).close()
+/// try addGeneratedInvoices(upTo: 1_000_000, toFileAt: path)    // about 4 s
+/// ```
+public func addGeneratedInvoices(upTo last: Int, toFileAt path: String) throws {
+    try Connection(path: path).execute("""
+        BEGIN;
+        WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 100)
+        INSERT INTO Customer (name) SELECT 'Customer ' || k FROM n;
+        WITH RECURSIVE n(k) AS (SELECT 4 UNION ALL SELECT k + 1 FROM n WHERE k < \(last))
+        INSERT INTO Invoice (number, customer_id, note, tax)
+        SELECT k, (SELECT max(id) FROM Customer) - k % 100, 'Invoice ' || k, 20 FROM n;
+        INSERT INTO InvoiceLine (invoice_id, position, text, quantity, unitPrice)
+        SELECT id, 0, 'Gears', 1 + number % 7, 2.5 FROM Invoice WHERE number > 3;
+        INSERT INTO InvoiceLine (invoice_id, position, text, quantity, unitPrice)
+        SELECT id, 1, 'Levers', 2, 0.75 FROM Invoice WHERE number > 3;
+        COMMIT;
+        """)
+}
+
 /// The invoices a new database starts with, numbered from 1, each with its customer and
 /// lines (one for a Chinese customer).
 ///

@@ -45,12 +45,12 @@ final class Harness {
     let redraws = Counter()
 
     /// `invoices`: with the examples, the file holds this many invoices (numbered from 1, the
-    /// ones after the examples written by SQL: one of 100 customers and two lines each).
+    /// ones after the examples made by `addGeneratedInvoices`).
     init(seed: Bool = true, busyTimeout: Duration = .seconds(5), invoices: Int = 3) throws {
         database = try TemporaryDatabase()
         if invoices > 3 {
             try openInvoiceStore(path: database.path, scheduler: TestScheduler()).close()
-            try addInvoices(upTo: invoices, in: database.path)
+            try addGeneratedInvoices(upTo: invoices, toFileAt: database.path)
         }
         store = seed
             ? try openInvoiceStore(path: database.path, scheduler: scheduler, busyTimeout: busyTimeout)
@@ -80,24 +80,6 @@ final class Harness {
     func lines() -> [String] {
         screen().lines.map { line in String(line.reversed().drop(while: { $0 == " " }).reversed()) }
     }
-}
-
-/// Adds invoices 4 to `last` to the invoice file at `path`, by SQL (as another program would):
-/// each for one of the customers "Customer 1" to "Customer 100" (added first), with two lines.
-func addInvoices(upTo last: Int, in path: String) throws {
-    try Connection(path: path).execute("""
-        BEGIN;
-        WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 100)
-        INSERT INTO Customer (name) SELECT 'Customer ' || k FROM n;
-        WITH RECURSIVE n(k) AS (SELECT 4 UNION ALL SELECT k + 1 FROM n WHERE k < \(last))
-        INSERT INTO Invoice (number, customer_id, note, tax)
-        SELECT k, (SELECT max(id) FROM Customer) - k % 100, 'Invoice ' || k, 20 FROM n;
-        INSERT INTO InvoiceLine (invoice_id, position, text, quantity, unitPrice)
-        SELECT id, 0, 'Gears', 1 + number % 7, 2.5 FROM Invoice WHERE number > 3;
-        INSERT INTO InvoiceLine (invoice_id, position, text, quantity, unitPrice)
-        SELECT id, 1, 'Levers', 2, 0.75 FROM Invoice WHERE number > 3;
-        COMMIT;
-        """)
 }
 
 /// `a` and `b` are equal to within rounding.

@@ -77,7 +77,7 @@ struct TwoCopiesInterleavingTests {
         var random = SeededRandom(seed: seed)
         let database = try TemporaryDatabase()
         try openInvoiceStore(path: database.path, scheduler: TestScheduler()).close()
-        if random.chance(70) { try addInvoices(upTo: 3 + random.below(118), in: database.path) }
+        if random.chance(70) { try addGeneratedInvoices(upTo: 3 + random.below(118), toFileAt: database.path) }
         let copies = [try Copy(path: database.path), try Copy(path: database.path)]
         let third = try Connection(path: database.path)
         for step in 0..<keys {

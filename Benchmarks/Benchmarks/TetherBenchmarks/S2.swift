@@ -15,27 +15,14 @@ import TetherTerminal
 
 let s2Sizes = [3, 100_000, 1_000_000]
 
-/// A file with `invoices` invoices: the three examples, then invoices 4... with two lines each
-/// and one of 100 customers (written with SQL, the change log emptied after).
+/// A file with `invoices` invoices: the three examples, then invoices 4... made by
+/// `addGeneratedInvoices` (the change log emptied after).
 func makeS2File(_ files: BenchmarkFiles, invoices: Int) throws -> String {
     let path = files.fresh("s2-\(invoices)")
     try openInvoiceStore(path: path, scheduler: TestScheduler()).close()
     guard invoices > 3 else { return path }
-    let database = RawDatabase(path: path)
-    database.execute("""
-        BEGIN;
-        WITH RECURSIVE n(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM n WHERE k < 100)
-        INSERT INTO Customer (name) SELECT 'Customer ' || k FROM n;
-        WITH RECURSIVE n(k) AS (SELECT 4 UNION ALL SELECT k + 1 FROM n WHERE k < \(invoices))
-        INSERT INTO Invoice (number, customer_id, note, tax)
-        SELECT k, (SELECT max(id) FROM Customer) - k % 100, 'Invoice ' || k, 20 FROM n;
-        INSERT INTO InvoiceLine (invoice_id, position, text, quantity, unitPrice)
-        SELECT id, 0, 'Gears', 1 + number % 7, 2.5 FROM Invoice WHERE number > 3;
-        INSERT INTO InvoiceLine (invoice_id, position, text, quantity, unitPrice)
-        SELECT id, 1, 'Levers', 2, 0.75 FROM Invoice WHERE number > 3;
-        DELETE FROM tether_changes;
-        COMMIT;
-        """)
+    try addGeneratedInvoices(upTo: invoices, toFileAt: path)
+    RawDatabase(path: path).execute("DELETE FROM tether_changes")
     return path
 }
 
