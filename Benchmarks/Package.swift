@@ -50,6 +50,11 @@ let package = Package(
                 .product(name: "TetherSignals", package: tether),
                 .product(name: "OpenCombine", package: "OpenCombine"),
                 "CMallocInfo",
+                // M1-M3 (memory per model): Tether's store, GRDB and the raw C API.
+                .product(name: "Tether", package: tether),
+                .product(name: "TetherSQLite", package: tether),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                "CSQLiteBench",
             ],
             path: "Sources/TetherMemory"
         ),

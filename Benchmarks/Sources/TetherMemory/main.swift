@@ -128,6 +128,42 @@ if arguments.count == 4, arguments[1] == "count", let workload = countWorkloads[
     exit(0)
 }
 
+// MARK: - M1-M3 (`TetherMemory models`)
+
+if arguments.count == 2, arguments[1] == "models" {
+    let count = alive
+    let runs = 5
+    let path = try makeModelFile(count: count)
+    // Warm up (metadata, statement caches), then the median of 5 runs of each.
+    _ = try tetherModels(path, count: count)
+    _ = rawModels(path, count: count)
+    _ = try grdbModels(path, count: count)
+    _ = tetherObservers(count: 1_000)
+    _ = handObservers(count: 1_000)
+    func median(_ body: () throws -> Int) rethrows -> (median: Double, all: [Double]) {
+        let all = try (0..<runs).map { _ in Double(try body()) / Double(count) }
+        return (all.sorted()[runs / 2], all)
+    }
+    let tetherRuns = try (0..<runs).map { _ in try tetherModels(path, count: count) }
+    let loaded = tetherRuns.map { Double($0.loaded) / Double(count) }.sorted()[runs / 2]
+    let firstRead = tetherRuns.map { Double($0.firstRead) / Double(count) }.sorted()[runs / 2]
+    let raw = median { rawModels(path, count: count) }
+    let grdb = try median { try grdbModels(path, count: count) }
+    let observed = median { tetherObservers(count: count) }
+    let handObserved = median { handObservers(count: count) }
+    removeModelFile(path)
+    print("M1-M3: bytes per model, \(count) models (mallinfo2 uordblks; median of \(runs))")
+    print("")
+    print("| | Tether | raw class (C API) | GRDB record | hand-written observable | Goal |")
+    print("|---|---:|---:|---:|---:|---|")
+    print("| M1 loaded (4 columns), kept in an array | \(format(loaded)) | \(format(raw.median)) | \(format(grdb.median)) | | <= 160 |")
+    print("| M2 first read of a property, bridge on | +\(format(firstRead)) | | | | <= 64 |")
+    print("| M3 a model with 4 key-path observers | \(format(observed.median)) | | | \(format(handObserved.median)) | <= 600 |")
+    print("")
+    print("runs: raw \(raw.all.map(format)), GRDB \(grdb.all.map(format)), M3 Tether \(observed.all.map(format)), hand \(handObserved.all.map(format))")
+    exit(0)
+}
+
 // MARK: - W6
 
 // Warm up: first use of each generic type allocates runtime metadata; keep that out.
