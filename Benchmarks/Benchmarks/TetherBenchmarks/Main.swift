@@ -38,6 +38,7 @@ let benchmarks: @Sendable () -> Void = {
     registerW7()
     registerW5()
     registerW8()
+    registerW9()
     registerPersistence()
     registerP9()
     registerP7P8()
