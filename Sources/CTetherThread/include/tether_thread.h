@@ -5,6 +5,7 @@
 #ifndef TETHER_THREAD_H
 #define TETHER_THREAD_H
 
+#include <sched.h>
 #include <stdint.h>
 
 extern __thread void *_Nullable tether_tracking_state __attribute__((tls_model("initial-exec")));
@@ -12,6 +13,7 @@ extern __thread void *_Nullable tether_recording __attribute__((tls_model("initi
 extern __thread long tether_batch_depth __attribute__((tls_model("initial-exec")));
 extern __thread long tether_transaction_depth __attribute__((tls_model("initial-exec")));
 extern __thread long tether_release_depth __attribute__((tls_model("initial-exec")));
+extern __thread long tether_delivery_depth __attribute__((tls_model("initial-exec")));
 
 /// The calling thread's tracking state (a `_TrackingState`), or NULL before its first use.
 static inline void *_Nullable tether_tracking_state_get(void) {
@@ -66,6 +68,32 @@ static inline long tether_release_depth_get(void) {
 
 static inline void tether_release_depth_set(long depth) {
     tether_release_depth = depth;
+}
+
+/// How many subjects are calling their subscribers on the calling thread (TetherSignals'
+/// `_SubjectCore.deliver`): a sender on such a thread never waits for another subject, so no
+/// two delivering threads can wait for each other.
+static inline long tether_delivery_depth_get(void) {
+    return tether_delivery_depth;
+}
+
+static inline void tether_delivery_depth_set(long depth) {
+    tether_delivery_depth = depth;
+}
+
+/// Tells the processor that the calling thread is spinning (x86's `pause`, ARM's `yield`): it
+/// lets the other hyperthread run and makes leaving the loop cheaper.
+static inline void tether_cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__) || defined(__arm__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/// Gives the processor to another thread that is ready to run, if any.
+static inline void tether_thread_yield(void) {
+    sched_yield();
 }
 
 #endif

@@ -5,11 +5,13 @@ import Synchronization
 ///
 /// Every event and every change to the subscriber list goes through one owner at a time
 /// (`_WorkInProgress`): whoever finds the subject free becomes its owner and does its own work
-/// at once; whoever finds it delivering (another thread, or a subscriber sending, subscribing or
-/// disposing re-entrantly from a callback) queues its work, and the owner runs that work, in
-/// order, before it gives ownership up. So each subscriber sees events one at a time, in one
-/// order, and a subscriber that sends into the subject it observes neither deadlocks nor
-/// recurses. No lock is held while a subscriber runs.
+/// at once. A sender that finds another thread delivering waits for it, a little, as for a
+/// lock, and then delivers its own event (`sendContended`). Whoever cannot wait (a subscriber
+/// sending, subscribing or disposing re-entrantly from a callback; a sender that waited its
+/// bound) queues its work, and the owner runs that work, in order, before it gives ownership
+/// up. So each subscriber sees events one at a time, in one order, and a subscriber that sends
+/// into the subject it observes neither deadlocks nor recurses. No lock is held while a
+/// subscriber runs.
 ///
 /// The fast path — a send that finds the subject free — costs two atomic read-modify-writes
 /// (claim, release) and a walk over the subscriber list in place: no lock, no copy.
@@ -124,10 +126,28 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         }
     }
 
+    /// How many times a contended send checks the subject with a processor pause in between,
+    /// then how many more times it yields the processor in between, before it queues its work.
+    @usableFromInline static var spinsBeforeYielding: Int { 64 }
+    @usableFromInline static var spinsBeforeQueueing: Int { 96 }
+
     /// A send that found the subject owned (or a release): waits out a subscribe or dispose
-    /// step, or queues the work for the thread delivering.
+    /// step; waits, for a short while, for another thread's delivery to end; otherwise queues
+    /// the work for the thread delivering.
+    ///
+    /// Waiting is what a lock would do, and under contention it is much cheaper than queueing:
+    /// the event is delivered by its own thread, with no queue and no second lock round trip,
+    /// while the other sender goes on alone. Two rules keep it from ever deadlocking, where a
+    /// lock held while subscribers run would:
+    /// - A thread that is itself calling subscribers of any subject (a subscriber sending into
+    ///   its own subject, or into another one) never waits: it queues at once. So a waiting
+    ///   thread is never one that others wait for.
+    /// - The wait is bounded: a sender that holds something the delivering subscriber needs (a
+    ///   lock of its own, say) gives up after `spinsBeforeQueueing` checks and queues, as
+    ///   before, and the delivering thread delivers its event.
     @usableFromInline
     func sendContended(_ work: Work) {
+        var spins = tether_delivery_depth_get() == 0 ? 0 : Self.spinsBeforeQueueing
         while true {
             let state = wip.count.load(ordering: .relaxed)
             if state == 0 {
@@ -141,6 +161,12 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
                 // A subscribe or dispose step owns the subject (it holds `control` whenever the
                 // flag is set, and runs no subscriber code): wait for it, as for a lock.
                 control.withLock { _ in }
+                continue
+            }
+            if spins < Self.spinsBeforeQueueing {
+                // Another thread is delivering: wait for it, a little.
+                if spins < Self.spinsBeforeYielding { tether_cpu_relax() } else { tether_thread_yield() }
+                spins += 1
                 continue
             }
             pending.withLock { $0.queue.append(work) }
@@ -191,6 +217,10 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         // Each subscriber is called through an unretained reference: the list's strong reference
         // keeps it alive, for the same reason. (Retaining it would cost two more atomic
         // operations per subscriber and event.)
+        // While it calls them, the thread is marked as delivering: its own sends, into this
+        // subject or another, must not wait (see `sendContended`).
+        let depth = tether_delivery_depth_get()
+        tether_delivery_depth_set(depth + 1)
         var index = 0
         while index < owned.subscribers.entries.count {
             if let subscriber = owned.subscribers.entries[index].element.map({ Unmanaged.passUnretained($0) }) {
@@ -198,6 +228,7 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
             }
             index += 1
         }
+        tether_delivery_depth_set(depth)
         if event.isTerminal {
             // The terminal event was delivered: release every subscriber.
             let released = owned.subscribers.removeAll()
@@ -266,6 +297,9 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
             liveCount.store(owned.subscribers.count, ordering: .releasing)
         }
         guard owned.admissionCallsOut else { return true }
+        let depth = tether_delivery_depth_get()
+        tether_delivery_depth_set(depth + 1)
+        defer { tether_delivery_depth_set(depth) }
         let sink = subscription.sink
         if let replay, owned.replaying {
             for value in replay.withLock({ $0.elements }) {
