@@ -84,9 +84,9 @@ struct SubjectContentionTests {
         subscription.dispose()
     }
 
-    /// Two subjects whose subscribers send into each other, each fed by its own thread: a
-    /// thread delivering one subject never waits for the other, so the two cannot wait for each
-    /// other.
+    /// Two subjects whose subscribers send into each other, each fed by its own thread: each
+    /// thread, delivering one subject, may find the other delivering the other subject. Neither
+    /// waits for long: they give up and queue, so the two cannot wait for each other forever.
     @Test func twoSubjectsFeedingEachOtherFromTwoThreads() {
         let subjects = [Subject<Int, Never>(), Subject<Int, Never>()]
         let counts = Mutex<[Int]>([0, 0])

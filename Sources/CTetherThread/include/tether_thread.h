@@ -13,7 +13,6 @@ extern __thread void *_Nullable tether_recording __attribute__((tls_model("initi
 extern __thread long tether_batch_depth __attribute__((tls_model("initial-exec")));
 extern __thread long tether_transaction_depth __attribute__((tls_model("initial-exec")));
 extern __thread long tether_release_depth __attribute__((tls_model("initial-exec")));
-extern __thread long tether_delivery_depth __attribute__((tls_model("initial-exec")));
 
 /// The calling thread's tracking state (a `_TrackingState`), or NULL before its first use.
 static inline void *_Nullable tether_tracking_state_get(void) {
@@ -68,17 +67,6 @@ static inline long tether_release_depth_get(void) {
 
 static inline void tether_release_depth_set(long depth) {
     tether_release_depth = depth;
-}
-
-/// How many subjects are calling their subscribers on the calling thread (TetherSignals'
-/// `_SubjectCore.deliver`): a sender on such a thread never waits for another subject, so no
-/// two delivering threads can wait for each other.
-static inline long tether_delivery_depth_get(void) {
-    return tether_delivery_depth;
-}
-
-static inline void tether_delivery_depth_set(long depth) {
-    tether_delivery_depth = depth;
 }
 
 /// Tells the processor that the calling thread is spinning (x86's `pause`, ARM's `yield`): it

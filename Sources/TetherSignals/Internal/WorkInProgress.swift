@@ -1,3 +1,4 @@
+import CTetherThread
 import Synchronization
 
 /// A work-in-progress counter that serialises the work of many threads without a lock (the
@@ -66,9 +67,55 @@ struct _WorkInProgress: ~Copyable {
     /// After draining everything queued, subtracts the `missed` announcements the owner has
     /// accounted for. Returns the new count: 0 if ownership was given up, otherwise more work
     /// was announced meanwhile and the owner must drain again with the returned count.
+    ///
+    /// An owner's thread tag (`tryClaim(tag:)`) stays in the counter until it gives up
+    /// ownership: the owner is the same thread all along.
     @inlinable @inline(__always)
     func leave(_ missed: Int) -> Int {
-        count.wrappingSubtract(missed, ordering: .acquiringAndReleasing).newValue
+        var current = count.load(ordering: .relaxed)
+        while true {
+            let remaining = (current & ~Self.tagMask) - missed
+            let (exchanged, original) = count.compareExchange(
+                expected: current, desired: remaining == 0 ? 0 : current - missed, ordering: .acquiringAndReleasing)
+            if exchanged { return remaining }
+            current = original
+        }
+    }
+
+    // MARK: Tagged claims
+
+    /// Where an owner's thread tag goes (bits 32-47; announcements count in bits 0-31).
+    @inlinable static var tagMask: Int { 0xFFFF << 32 }
+
+    /// The calling thread's tag: 16 bits of a hash of its id, never 0. Two threads may share
+    /// a tag; whoever reads one only uses it to decide not to wait (see `tag(of:)`).
+    @inlinable @inline(__always)
+    static var currentThreadTag: Int {
+        let hash = (UInt(tether_thread_id()) >> 3) &* 0x9E37_79B9_7F4A_7C15
+        return Int(truncatingIfNeeded: (hash >> 48) | 1) << 32
+    }
+
+    /// The tag of the thread that owns the counter, if it claimed with `tryClaim(tag:)`, and
+    /// has not released or drained since; otherwise 0.
+    @inlinable @inline(__always)
+    static func tag(of value: Int) -> Int { value & tagMask }
+
+    /// `tryClaim()`, leaving the owner's thread tag in the counter: a thread that then finds the
+    /// counter owned can tell that it is (probably) the owner itself, re-entering from a
+    /// callback. The tag costs no memory access: it is part of the claim.
+    @inlinable @inline(__always)
+    func tryClaim(tag: Int) -> Bool {
+        count.load(ordering: .relaxed) == 0
+            && count.compareExchange(expected: 0, desired: tag | 1, ordering: .acquiring).exchanged
+    }
+
+    /// `tryRelease()` after `tryClaim(tag:)`. The count it returns leaves the tag out (it stays
+    /// in the counter while the owner drains, see `leave(_:)`).
+    @inlinable @inline(__always)
+    func tryRelease(tag: Int) -> Int {
+        let (exchanged, original) = count.compareExchange(
+            expected: tag | 1, desired: 0, successOrdering: .releasing, failureOrdering: .acquiring)
+        return exchanged ? 0 : original & ~Self.tagMask
     }
 
     // MARK: Control mode

@@ -117,9 +117,12 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
 
     @inlinable
     func send(_ event: Event<Value, Failure>) {
-        if wip.tryClaim() {
+        // The claim carries the thread's tag, so that a subscriber sending from inside its
+        // callback is known for one (see `sendContended`).
+        let tag = _WorkInProgress.currentThreadTag
+        if wip.tryClaim(tag: tag) {
             process(event)
-            let missed = wip.tryRelease()
+            let missed = wip.tryRelease(tag: tag)
             if missed != 0 { drain(missed) }
         } else {
             sendContended(.event(event))
@@ -137,26 +140,32 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
     ///
     /// Waiting is what a lock would do, and under contention it is much cheaper than queueing:
     /// the event is delivered by its own thread, with no queue and no second lock round trip,
-    /// while the other sender goes on alone. Two rules keep it from ever deadlocking, where a
-    /// lock held while subscribers run would:
-    /// - A thread that is itself calling subscribers of any subject (a subscriber sending into
-    ///   its own subject, or into another one) never waits: it queues at once. So a waiting
-    ///   thread is never one that others wait for.
-    /// - The wait is bounded: a sender that holds something the delivering subscriber needs (a
-    ///   lock of its own, say) gives up after `spinsBeforeQueueing` checks and queues, as
-    ///   before, and the delivering thread delivers its event.
+    /// while the other sender goes on alone. The wait is bounded, which keeps it from ever
+    /// deadlocking where a lock held while subscribers run would: a sender that holds something
+    /// the delivering subscriber needs (a lock of its own; the delivery of another subject whose
+    /// subscriber sends into this one) gives up after `spinsBeforeQueueing` checks and queues,
+    /// and the delivering thread delivers its event.
+    ///
+    /// A subscriber sending into the subject that is calling it could only wait for itself: it
+    /// queues at once. It is known by the owner's thread tag in the counter (`send` claims with
+    /// it). Two threads may share a tag: then a sender that could have waited queues, which is
+    /// always safe. The tag stays while the owner delivers what was queued meanwhile. An owner
+    /// that became one by queueing (`join()`), or that admits a subscriber with a replay, has
+    /// no tag: a subscriber of its sending into it waits its bound first.
     @usableFromInline
     func sendContended(_ work: Work) {
-        var spins = tether_delivery_depth_get() == 0 ? 0 : Self.spinsBeforeQueueing
+        let tag = _WorkInProgress.currentThreadTag
+        var spins = 0
         while true {
             let state = wip.count.load(ordering: .relaxed)
             if state == 0 {
-                guard wip.tryClaim() else { continue }
+                guard wip.tryClaim(tag: tag) else { continue }
                 process(work)
-                let missed = wip.tryRelease()
+                let missed = wip.tryRelease(tag: tag)
                 if missed != 0 { drain(missed) }
                 return
             }
+            if _WorkInProgress.tag(of: state) == tag { spins = Self.spinsBeforeQueueing }
             if _WorkInProgress.isControl(state) {
                 // A subscribe or dispose step owns the subject (it holds `control` whenever the
                 // flag is set, and runs no subscriber code): wait for it, as for a lock.
@@ -217,10 +226,6 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
         // Each subscriber is called through an unretained reference: the list's strong reference
         // keeps it alive, for the same reason. (Retaining it would cost two more atomic
         // operations per subscriber and event.)
-        // While it calls them, the thread is marked as delivering: its own sends, into this
-        // subject or another, must not wait (see `sendContended`).
-        let depth = tether_delivery_depth_get()
-        tether_delivery_depth_set(depth + 1)
         var index = 0
         while index < owned.subscribers.entries.count {
             if let subscriber = owned.subscribers.entries[index].element.map({ Unmanaged.passUnretained($0) }) {
@@ -228,7 +233,6 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
             }
             index += 1
         }
-        tether_delivery_depth_set(depth)
         if event.isTerminal {
             // The terminal event was delivered: release every subscriber.
             let released = owned.subscribers.removeAll()
@@ -297,9 +301,6 @@ final class _SubjectCore<Value, Failure: Error>: @unchecked Sendable {
             liveCount.store(owned.subscribers.count, ordering: .releasing)
         }
         guard owned.admissionCallsOut else { return true }
-        let depth = tether_delivery_depth_get()
-        tether_delivery_depth_set(depth + 1)
-        defer { tether_delivery_depth_set(depth) }
         let sink = subscription.sink
         if let replay, owned.replaying {
             for value in replay.withLock({ $0.elements }) {
