@@ -334,12 +334,7 @@ final class _ChangeTracker: Sendable {
             if bulk, try !Self.hasOtherTriggers(on: table, connection) {
                 ids = try connection.withTriggersDisabled(insert)
                 let found = Self.runs(of: ids)
-                let log = try connection.cachedStatement("INSERT INTO tether_changes (tbl, row, kind, last) VALUES (?, ?, ?, ?)")
-                for run in found {
-                    let last: SQLiteValue = run.lowerBound == run.upperBound ? .null : .integer(run.upperBound)
-                    try log.bind([.text(table), .integer(run.lowerBound), .integer(Int64(StoreChange.Kind.insert.rawValue)), last])
-                    try log.run()
-                }
+                try Self.log(found, of: table, kind: .insert, connection)
                 runs = found
             } else {
                 ids = try insert()
@@ -363,6 +358,73 @@ final class _ChangeTracker: Sendable {
             }
         }
         return (ids, try catchUp(connection, local: range, localEntries: local))
+    }
+
+    /// Runs `update`, which UPDATEs existing rows and returns the rows it changed, in a write
+    /// transaction; then reads the log, like `write`.
+    ///
+    /// From `bulkInsertThreshold` rows (`count`, the rows it may change) on, if no table in
+    /// `tables` has a trigger besides Tether's own (checked inside the transaction), `update`
+    /// runs with the connection's triggers off, and the log gets one entry per run of
+    /// consecutive ids of a table, written here, instead of one entry per row from the update
+    /// trigger (a trigger costs each row about as much as the UPDATE itself). A trigger of the
+    /// app's own must fire for every row: with one, or in a log without the `last` column, the
+    /// update trigger logs each row as usual.
+    func update(
+        _ connection: Connection,
+        count: Int,
+        tables: Set<String>,
+        _ update: () throws -> [_RowKey]
+    ) throws -> ([_RowKey], _ChangeSet) {
+        let bulk = count >= Self.bulkInsertThreshold && state.withLock { $0.hasRanges }
+        typealias Run = (table: String, ids: ClosedRange<Int64>)
+        let (written, range, runs) = try connection.inTransaction { () throws -> ([_RowKey], Range<Int64>, [Run]?) in
+            let before = try Self.highWater(connection)
+            let written: [_RowKey]
+            var runs: [Run]?
+            if bulk, try !tables.contains(where: { try Self.hasOtherTriggers(on: $0, connection) }) {
+                written = try connection.withTriggersDisabled(update)
+                var idsByTable: [String: [Int64]] = [:]
+                for key in written { idsByTable[key.table, default: []].append(key.id) }
+                var found: [Run] = []
+                for table in idsByTable.keys.sorted() {
+                    let tableRuns = Self.runs(of: idsByTable[table]!.sorted())
+                    try Self.log(tableRuns, of: table, kind: .update, connection)
+                    found += tableRuns.map { (table, $0) }
+                }
+                runs = found
+            } else {
+                written = try update()
+            }
+            let after = try Self.highWater(connection)
+            return (written, before + 1 ..< after + 1, runs)
+        }
+        var local: [_LogEntry] = []
+        var sequence = range.lowerBound
+        if let runs {
+            local.reserveCapacity(runs.count)
+            for run in runs {
+                local.append(_LogEntry(sequence: sequence, table: run.table, first: run.ids.lowerBound, last: run.ids.upperBound, kind: .update, isLocal: true))
+                sequence += 1
+            }
+        } else {
+            local.reserveCapacity(written.count)
+            for key in written {
+                local.append(_LogEntry(sequence: sequence, table: key.table, row: key.id, kind: .update, isLocal: true))
+                sequence += 1
+            }
+        }
+        return (written, try catchUp(connection, local: range, localEntries: local))
+    }
+
+    /// Writes one log entry per run of ids of `table` (`row...last`; `last` NULL for one row).
+    static func log(_ runs: [ClosedRange<Int64>], of table: String, kind: StoreChange.Kind, _ connection: Connection) throws {
+        let log = try connection.cachedStatement("INSERT INTO tether_changes (tbl, row, kind, last) VALUES (?, ?, ?, ?)")
+        for run in runs {
+            let last: SQLiteValue = run.lowerBound == run.upperBound ? .null : .integer(run.upperBound)
+            try log.bind([.text(table), .integer(run.lowerBound), .integer(Int64(kind.rawValue)), last])
+            try log.run()
+        }
     }
 
     /// Whether `table` has triggers other than the four Tether creates (in the main schema, or

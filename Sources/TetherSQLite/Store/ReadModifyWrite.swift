@@ -107,17 +107,16 @@ extension Store {
             var updates: [_Update] = []
             if case .success = result {
                 do {
-                    var names: [String] = []
-                    var arguments: [SQLiteValue] = []
+                    var changed: [(property: Int, value: SQLiteValue)] = []
                     for (position, column) in columns.enumerated() {
                         let value = try table.encode(property: column.propertyIndex, of: model)
-                        if value != before[position] {
-                            names.append(column.name)
-                            arguments.append(value)
-                        }
+                        if value != before[position] { changed.append((column.propertyIndex, value)) }
                     }
-                    if !names.isEmpty {
-                        updates.append(_Update(key: key, sql: table.updateSQL(columns: names), arguments: arguments + [.integer(id)]))
+                    if !changed.isEmpty {
+                        // The UPDATE sets the columns in the order of their properties' indexes.
+                        changed.sort { $0.property < $1.property }
+                        let sql = table.updateSQL(properties: _ColumnSet(changed.map(\.property)))
+                        updates.append(_Update(key: key, sql: sql, arguments: changed.map(\.value) + [.integer(id)]))
                     }
                 } catch {
                     result = .failure(StoreError.wrap(error))

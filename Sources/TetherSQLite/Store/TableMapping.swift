@@ -84,7 +84,7 @@ final class _Table: @unchecked Sendable {
     private let columnByProperty: [Int: ColumnDefinition]
     /// The position in `columns` of each property's column, by property index (nil: transient).
     private let positionByProperty: [Int?]
-    private let updateSQLCache = _Locked<[[String]: String]>([:])
+    private let updateSQLCache = _Locked<[_ColumnSet: String]>([:])
     /// Installed on the registrar of every live model of the table: records its changes.
     private(set) var liveHook: _PersistenceHook!
     /// Installed on the registrar of a model whose row was deleted: reports its changes as errors.
@@ -186,12 +186,14 @@ final class _Table: @unchecked Sendable {
 
     func column(forProperty index: Int) -> ColumnDefinition? { columnByProperty[index] }
 
-    func updateSQL(columns: [String]) -> String {
+    /// `UPDATE` of the columns of `properties` (persisted properties, by index), in the
+    /// order of their indexes, of the row whose id is the last argument.
+    func updateSQL(properties: _ColumnSet) -> String {
         updateSQLCache.withLock { cache in
-            if let sql = cache[columns] { return sql }
-            let sets = columns.map { "\(_quote($0)) = ?" }.joined(separator: ", ")
+            if let sql = cache[properties] { return sql }
+            let sets = properties.compactMap { column(forProperty: $0) }.map { "\(_quote($0.name)) = ?" }.joined(separator: ", ")
             let sql = "UPDATE \(quotedName) SET \(sets) WHERE id = ?"
-            cache[columns] = sql
+            cache[properties] = sql
             return sql
         }
     }

@@ -45,13 +45,17 @@ extension Store {
             errorSubject.sendNext(state.closed ? .closed(path: path) : .readOnly(path: path))
             return
         }
-        if state.dirty[object] == nil {
+        // One look-up of the row: a set is marked in place when its row is pending already.
+        if let pending = state.dirty.index(forKey: object) {
+            state.dirty.values[pending].columns.insert(column)
+        } else {
             let id = registrar.rowID.load(ordering: .relaxed)
             guard id > 0 else { return }
-            state.dirty[object] = _DirtyRow(key: _RowKey(table: table.name, id: id), table: table, model: model, columns: [])
+            var row = _DirtyRow(key: _RowKey(table: table.name, id: id), table: table, model: model, columns: _ColumnSet())
+            row.columns.insert(column)
+            state.dirty[object] = row
             state.dirtyOrder.append(object)
         }
-        state.dirty[object]!.columns.insert(column)
         // A row a constraint refused may be fine now: it is tried again.
         if !state.rejected.isEmpty { state.rejected[object] = nil }
         scheduleCommit()
@@ -160,22 +164,24 @@ extension Store {
         let file = self.file
         let number = batch.number
         let updates = batch.updates
+        let tables = Set(updates.lazy.map(\.key.table))
         let work: @Sendable (Connection) -> StoreError? = { connection in
             do {
                 let changes: _ChangeSet
                 var rejected: [_Rejected] = []
                 do {
                     changes = try file.write(connection) {
-                        try tracker.write(connection, { () throws -> Set<_RowKey> in
+                        try tracker.update(connection, count: updates.count, tables: tables) { () throws -> [_RowKey] in
                             // A row deleted elsewhere is not written (its id may be a new row's).
                             let gone = try tracker.deletedSinceLastLook(connection, among: updates.lazy.map(\.key))
+                            var written: [_RowKey] = []
+                            written.reserveCapacity(updates.count)
                             for update in updates where !gone.contains(update.key) {
                                 try connection.execute(update.sql, update.arguments)
+                                if connection.changes > 0 { written.append(update.key) }
                             }
-                            return gone
-                        }, rows: { gone in
-                            updates.lazy.filter { !gone.contains($0.key) }.map { ($0.key.table, $0.key.id, StoreChange.Kind.update) }
-                        }).1
+                            return written
+                        }.1
                     }
                 } catch let error as SQLiteError where error.code.primary == .constraint {
                     // A row breaks a constraint of the database: the batch was rolled back.
@@ -225,7 +231,7 @@ extension Store {
                 report(invalid, for: object)
                 continue
             }
-            let (names, arguments, unstorable) = encode(row, thenID: true)
+            let (encoded, arguments, unstorable) = encode(row, thenID: true)
             if let error = unstorable {
                 // A value that cannot be stored (a related model not inserted yet, a number
                 // SQLite cannot hold): the row is kept back whole, and tried again.
@@ -237,8 +243,8 @@ extension Store {
             if !state.unstorable.isEmpty { state.unstorable.remove(object) }
             if !state.reportedInvalid.isEmpty { state.reportedInvalid[object] = nil }
             taken.append((object, row))
-            guard !names.isEmpty else { continue }
-            updates.append(_Update(key: row.key, sql: row.table.updateSQL(columns: names), arguments: arguments))
+            guard !encoded.isEmpty else { continue }
+            updates.append(_Update(key: row.key, sql: row.table.updateSQL(properties: encoded), arguments: arguments))
         }
         state.dirty = Dictionary(uniqueKeysWithValues: keptBack)
         state.dirtyOrder = keptBack.map(\.0)
@@ -248,26 +254,26 @@ extension Store {
         return batch
     }
 
-    /// The changed columns of `row` and their values (and the row's id after them, `thenID`:
-    /// an UPDATE's arguments), or why some cannot be stored.
-    func encode(_ row: _DirtyRow, thenID: Bool = false) -> (names: [String], arguments: [SQLiteValue], unstorable: ValidationError?) {
-        let columns = row.columns.sorted()
+    /// The changed properties of `row` that have a column, and their values in the order of
+    /// their indexes (and the row's id after them, `thenID`: an UPDATE's arguments), or why some
+    /// cannot be stored.
+    func encode(_ row: _DirtyRow, thenID: Bool = false) -> (properties: _ColumnSet, arguments: [SQLiteValue], unstorable: ValidationError?) {
         var arguments: [SQLiteValue] = []
-        arguments.reserveCapacity(columns.count + 1)
-        var names: [String] = []
+        arguments.reserveCapacity(row.columns.count + 1)
+        var encoded = _ColumnSet()
         var failures: [ValidationError.Failure] = []
-        for index in columns {
+        for index in row.columns {
             guard let column = row.table.column(forProperty: index) else { continue }
             do {
                 arguments.append(try row.table.encode(property: index, of: row.model))
-                names.append(column.name)
+                encoded.insert(index)
             } catch {
                 failures.append(ValidationError.Failure(property: column.propertyName, rule: StoreError.wrap(error).description))
             }
         }
         if thenID { arguments.append(.integer(row.key.id)) }
         let unstorable = failures.isEmpty ? nil : ValidationError(model: row.table.definition.modelName, id: row.key.id, failures: failures)
-        return (names, arguments, unstorable)
+        return (encoded, arguments, unstorable)
     }
 
     /// Batch `number`'s commit is over (done or failed): its columns are no longer in flight.
@@ -468,7 +474,55 @@ struct _DirtyRow {
     let key: _RowKey
     let table: _Table
     let model: AnyObject
-    var columns: Set<Int>
+    var columns: _ColumnSet
+}
+
+/// The changed properties of a row, by index: a bit mask for the first 64 (what a write marks
+/// on every set, without hashing), a set for the others. Iterates in ascending order.
+struct _ColumnSet: Sequence, Hashable {
+    /// Bit `i` is set when property `i` (i < 64) is in the set.
+    private(set) var bits: UInt64 = 0
+    /// The properties with an index of 64 or more (nil while there are none).
+    private var more: Set<Int>?
+
+    init() {}
+
+    init(_ indexes: some Sequence<Int>) {
+        for index in indexes { insert(index) }
+    }
+
+    var isEmpty: Bool { bits == 0 && (more?.isEmpty ?? true) }
+
+    var count: Int { bits.nonzeroBitCount + (more?.count ?? 0) }
+
+    func contains(_ index: Int) -> Bool {
+        index < 64 ? bits & (1 << UInt64(index)) != 0 : more?.contains(index) ?? false
+    }
+
+    mutating func insert(_ index: Int) {
+        if index < 64 { bits |= 1 << UInt64(index) } else { more = (more ?? []).union(CollectionOfOne(index)) }
+    }
+
+    mutating func remove(_ index: Int) {
+        if index < 64 { bits &= ~(1 << UInt64(index)) } else { more?.remove(index) }
+    }
+
+    mutating func formUnion(_ other: _ColumnSet) {
+        bits |= other.bits
+        if let others = other.more { more = (more ?? []).union(others) }
+    }
+
+    func makeIterator() -> IndexingIterator<[Int]> {
+        var indexes: [Int] = []
+        indexes.reserveCapacity(count)
+        var rest = bits
+        while rest != 0 {
+            indexes.append(rest.trailingZeroBitCount)
+            rest &= rest - 1
+        }
+        if let more { indexes += more.sorted() }
+        return indexes.makeIterator()
+    }
 }
 
 struct _TakenRow {
