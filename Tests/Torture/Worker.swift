@@ -212,6 +212,13 @@ func runWorker(_ options: WorkerOptions) -> Never {
             fillTheDisk(store, operation: operation)
         case 87..<97:   // folders and their leaves (a to-many relationship, cascade)
             relationshipOperation(store, roll: roll, operation: operation, folders: &folders, random: &random)
+        case 97:   // its own column of every cell at once (from 64 rows, a commit logs runs of ids)
+            for id in 1...Int64(options.rows) {
+                guard let cell = cell(id) else { continue }
+                cell[keyPath: mine] += 1
+                expected[id] = cell[keyPath: mine]
+                say("w \(id) \(cell[keyPath: mine])")
+            }
         default:   // time passes: the watcher reads the log, applied at the next turn
             usleep(UInt32(random.below(2_000)))
         }
