@@ -1,19 +1,27 @@
 import Foundation
 
 /// Everything the store keeps on the model's thread.
+///
+/// The fields that every write of a stored model reads or changes (`Store.changed`) have
+/// exclusivity checking turned off (`@exclusivity(unchecked)`): its dynamic checks cost about 80
+/// instructions per access, half of what recording a write costs. No access to them can
+/// overlap another: the state is only touched on the model's thread (or on the writer queue
+/// while that thread waits for it), and each access is a read or a change of a standard
+/// collection whose keys are the store's own types, which calls no code of the app's; where
+/// the store runs the app's code over them (a model's rules), it iterates over a copy.
 final class _StoreState {
     var tables: [ObjectIdentifier: _Table] = [:]
     var tablesByName: [String: _Table] = [:]
     var identity = _IdentityMap()
-    var dirty: [ObjectIdentifier: _DirtyRow] = [:]
+    @exclusivity(unchecked) var dirty: [ObjectIdentifier: _DirtyRow] = [:]
     /// Pending rows a database constraint refused, kept back until their model changes again.
-    var rejected: [ObjectIdentifier: ValidationError] = [:]
+    @exclusivity(unchecked) var rejected: [ObjectIdentifier: ValidationError] = [:]
     /// Pending rows kept back because a value could not be stored (tried again at each write).
     var unstorable: Set<ObjectIdentifier> = []
     /// What was last reported on `errors` for a row kept back (each new set of failures is
     /// reported once).
     var reportedInvalid: [ObjectIdentifier: ValidationError] = [:]
-    var dirtyOrder: [ObjectIdentifier] = []
+    @exclusivity(unchecked) var dirtyOrder: [ObjectIdentifier] = []
     /// The rows of the batches whose commit is under way, by batch number.
     var inFlight: [Int: [_TakenRow]] = [:]
     /// Rows whose live model reflects the database as of a stamp while older events still wait
@@ -23,17 +31,17 @@ final class _StoreState {
     var inWriteLock = false
     var nextBatch = 1
     /// Columns being set from the database: their next change notification is not written back.
-    var suppressed: Set<_Suppressed> = []
+    @exclusivity(unchecked) var suppressed: Set<_Suppressed> = []
     var liveQueries: [Int: any _AnyLiveQuery] = [:]
-    var commitScheduled = false
+    @exclusivity(unchecked) var commitScheduled = false
     var retryDelay: Duration?
     /// Whether the store was closed (`Store.close()`, or by its exit handler).
-    var closed = false
+    @exclusivity(unchecked) var closed = false
     /// Whether `StoreError.fileLost` was sent on `errors` since the last successful write: it
     /// is sent once per loss, not at every retry.
     var fileLostReported = false
     /// The to-many relationships, by the parent's table and by the children's table.
-    var toManyByParent: [String: [_ToMany]] = [:]
+    @exclusivity(unchecked) var toManyByParent: [String: [_ToMany]] = [:]
     var toManyByChild: [String: [_ToMany]] = [:]
     /// The parent whose collection each child row was last placed in, by relationship.
     var parentOf: [_MemberKey: Int64] = [:]

@@ -115,12 +115,14 @@ extension Store {
         // committed too, a few rounds at most (observers that keep changing models in reaction
         // to their own changes are not waited for).
         var rounds = 0
-        while state.dirty.contains(where: { invalidity(of: $0.key, $0.value) == nil }), rounds < 4 {
+        // (Over a copy of the pending rows: a model's rules are the app's code.)
+        while rounds < 4, case let dirty = state.dirty, dirty.contains(where: { invalidity(of: $0.key, $0.value) == nil }) {
             try commitPending(synchronously: true)
             rounds += 1
         }
         // Rows kept back because they break a rule: not written, and not silently.
-        if let invalid = state.dirtyOrder.lazy.compactMap({ object in self.state.dirty[object].flatMap { self.invalidity(of: object, $0) } }).first {
+        let (order, dirty) = (state.dirtyOrder, state.dirty)
+        if let invalid = order.lazy.compactMap({ object in dirty[object].flatMap { self.invalidity(of: object, $0) } }).first {
             throw .invalid(invalid)
         }
         if let unsaved { throw unsaved }
