@@ -178,8 +178,16 @@ extension Store {
                             let gone = try tracker.deletedSinceLastLook(connection, among: updates.lazy.map(\.key))
                             var written: [_RowKey] = []
                             written.reserveCapacity(updates.count)
+                            // Rows of one table with the same changed columns share their UPDATE:
+                            // it is looked up in the statement cache once for them.
+                            var statement: (sql: String, prepared: Statement)?
                             for update in updates where !gone.contains(update.key) {
-                                try connection.execute(update.sql, update.arguments)
+                                if statement?.sql != update.sql {
+                                    statement = (update.sql, try connection.cachedStatement(update.sql))
+                                }
+                                let prepared = statement!.prepared
+                                try prepared.bind(update.arguments)   // every parameter: run() reset it
+                                try prepared.run()
                                 if connection.changes > 0 { written.append(update.key) }
                             }
                             return written
