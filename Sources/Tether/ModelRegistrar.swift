@@ -132,9 +132,27 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline let flags = _TetherFlags.shared
     /// The model's row id in the store that holds it (0: not stored). Set by persistence.
     public let rowID = Atomic<Int64>(0)
-    /// The observers, the delivery views, the lifetime and the Observation registrar: made on
-    /// first use (see `_RegistrarSide`), released with the registrar.
-    @usableFromInline let _side = Atomic<Unmanaged<_RegistrarSide>?>(nil)
+    /// What a model with observers, bindings or Observation observers needs, made on first use
+    /// and released with the registrar: 0 until then; then the address of a `_RegistrarSide`
+    /// (observers, delivery views, lifetime, and the Observation registrar once needed); or,
+    /// for a model only read under Observation, the address of an `_ObservationBox` with bit 0
+    /// set (Observation's registrar alone: a few words where the side object costs hundreds of
+    /// bytes). A box becomes part of the side object made later, which keeps it.
+    @usableFromInline let _side = Atomic<UInt>(0)
+
+    /// The side object in `bits` (a value of `_side`), if it is one.
+    @inlinable @inline(__always)
+    static func sideObject(_ bits: UInt) -> Unmanaged<_RegistrarSide>? {
+        guard bits & 1 == 0, let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
+        return Unmanaged.fromOpaque(pointer)
+    }
+
+    /// The Observation box in `bits` (a value of `_side`), if it is one.
+    @inlinable @inline(__always)
+    static func observationBox(_ bits: UInt) -> Unmanaged<_ObservationBox>? {
+        guard bits & 1 == 1, let pointer = UnsafeRawPointer(bitPattern: bits & ~1) else { return nil }
+        return Unmanaged.fromOpaque(pointer)
+    }
     /// The persistence layer's hook (see `_PersistenceHook`), retained; set and cleared on the
     /// owner only, which is also the only thread that calls it.
     @usableFromInline let _persistence = Atomic<Unmanaged<_PersistenceHook>?>(nil)
@@ -157,7 +175,9 @@ public final class ModelRegistrar: Sendable {
 
     deinit {
         _persistence.load(ordering: .acquiring)?.release()
-        guard let side = _side.load(ordering: .acquiring)?.takeRetainedValue() else { return }
+        let bits = _side.load(ordering: .acquiring)
+        Self.observationBox(bits)?.release()
+        guard let side = Self.sideObject(bits)?.takeRetainedValue() else { return }
         // The model is being freed: complete every observer, end every binding.
         let observers = side.slots.withLock { slots -> [_SlotObserver] in
             var all: [_SlotObserver] = []
@@ -172,17 +192,45 @@ public final class ModelRegistrar: Sendable {
     /// installed wins).
     @usableFromInline
     var side: _RegistrarSide {
-        if let side = _side.load(ordering: .acquiring) { return side.takeUnretainedValue() }
+        if let side = Self.sideObject(_side.load(ordering: .acquiring)) { return side.takeUnretainedValue() }
         return _makeSide()
     }
 
+    /// Makes and installs the side object, taking over the Observation box if there is one.
     @usableFromInline
     func _makeSide() -> _RegistrarSide {
-        let made = Unmanaged.passRetained(_RegistrarSide(count: propertyCount + 1))
-        let (installed, current) = _side.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
-        if installed { return made.takeUnretainedValue() }
-        made.release()
-        return current!.takeUnretainedValue()
+        var bits = _side.load(ordering: .acquiring)
+        while true {
+            if let side = Self.sideObject(bits) { return side.takeUnretainedValue() }
+            let box = Self.observationBox(bits)
+            // The side object holds the box from now on (whoever still uses it keeps it alive).
+            let made = Unmanaged.passRetained(_RegistrarSide(count: propertyCount + 1, observation: box?.takeUnretainedValue()))
+            let (installed, current) = _side.compareExchange(
+                expected: bits, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
+            if installed {
+                box?.release()   // the registrar's reference; the side object has its own
+                return made.takeUnretainedValue()
+            }
+            made.release()
+            bits = current
+        }
+    }
+
+    /// Observation's registrar for this model, made on first use: in the side object if there
+    /// is one, else in a box of its own.
+    @usableFromInline
+    var observation: ObservationRegistrar {
+        var bits = _side.load(ordering: .acquiring)
+        while true {
+            if let side = Self.sideObject(bits) { return side._withUnsafeGuaranteedRef { $0.observation } }
+            if let box = Self.observationBox(bits) { return box._withUnsafeGuaranteedRef { $0.registrar } }
+            let made = Unmanaged.passRetained(_ObservationBox())
+            let (installed, current) = _side.compareExchange(
+                expected: 0, desired: UInt(bitPattern: made.toOpaque()) | 1, ordering: .acquiringAndReleasing)
+            if installed { return made._withUnsafeGuaranteedRef { $0.registrar } }
+            made.release()
+            bits = current
+        }
     }
 
     /// Disposed when the model is freed: ends bindings and other work tied to the model.
@@ -263,7 +311,7 @@ public final class ModelRegistrar: Sendable {
         if _readingQuietly { return }
         let bit = Self.slotBit(index)
         if bridged.load(ordering: .relaxed) & bit == 0 { bridged.bitwiseOr(bit, ordering: .relaxed) }
-        side.observation.access(model, keyPath: keyPath())
+        observation.access(model, keyPath: keyPath())
     }
 
     /// Called before a write; returns true if the setter must call `didSet` after storing.
@@ -291,7 +339,7 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline
     func _willSetSlow<M: Model, V>(_ model: M, _ keyPath: () -> KeyPath<M, V>) {
         if flags.bridgeEnabled {
-            side.observation.willSet(model, keyPath: keyPath())
+            observation.willSet(model, keyPath: keyPath())
         }
     }
 
@@ -349,7 +397,7 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline
     func _didSetSlow<M: Model, V>(_ model: M, index: Int, value: V, _ keyPath: KeyPath<M, V>) {
         if flags.bridgeEnabled, bridged.load(ordering: .relaxed) & Self.mask(for: index) != 0 {
-            side.observation.didSet(model, keyPath: keyPath)
+            observation.didSet(model, keyPath: keyPath)
         }
         if _ThreadContext.transactionOpen, let context = _ThreadContext.existing {
             let id = ObjectIdentifier(self)
@@ -425,7 +473,7 @@ public final class ModelRegistrar: Sendable {
     @inlinable @inline(__always)
     func _deliverInline(_ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer, again: Bool) -> Bool {
         // The side object lives as long as the registrar, which the caller keeps alive.
-        guard let side = _side.load(ordering: .acquiring) else {
+        guard let side = Self.sideObject(_side.load(ordering: .acquiring)) else {
             _deliverToPersistence(model, index)
             return false
         }
@@ -629,7 +677,7 @@ public final class ModelRegistrar: Sendable {
 
     /// The number of observers of property `index` (or of every property, for nil).
     public func observerCount(index: Int?) -> Int {
-        guard let side = _side.load(ordering: .acquiring) else { return 0 }
+        guard let side = Self.sideObject(_side.load(ordering: .acquiring)) else { return 0 }
         return side._withUnsafeGuaranteedRef { $0.slots.withLock { $0[index ?? anySlot].observers.count } }
     }
 
@@ -643,9 +691,17 @@ public final class ModelRegistrar: Sendable {
         _persistence.exchange(new, ordering: .acquiringAndReleasing)?.release()
     }
 
-    /// Whether the side object (observers, lifetime, Observation registrar) was made: false for
-    /// a model that nobody observed, bound or read under Observation.
-    package var hasSideObject: Bool { _side.load(ordering: .acquiring) != nil }
+    /// Whether the side object (observers, lifetime) was made: false for a model that nobody
+    /// observed or bound.
+    package var hasSideObject: Bool { Self.sideObject(_side.load(ordering: .acquiring)) != nil }
+
+    /// Whether Observation's registrar was made (by a read under the bridge, or with the side
+    /// object once Observation needed it).
+    package var hasObservationRegistrar: Bool {
+        let bits = _side.load(ordering: .acquiring)
+        if Self.observationBox(bits) != nil { return true }
+        return Self.sideObject(bits)?._withUnsafeGuaranteedRef { $0._observation.load(ordering: .acquiring) != nil } ?? false
+    }
 
     /// The properties (bits, as in `bridged`) that Observation may observe: those read outside
     /// Tether with the bridge on.
@@ -729,23 +785,47 @@ public func adopt<M: Model>(_ model: M) {
     model._$registrar.adoptByCaller()
 }
 
-/// The parts of a registrar that only a model with observers, bindings or Observation
-/// observers needs: made on first use, so that a model that is only stored and loaded costs two
-/// objects (itself and its registrar).
+/// The parts of a registrar that only a model with observers or bindings needs: made on first
+/// use, so that a model that is only stored and loaded costs two objects (itself and its
+/// registrar).
 @usableFromInline
 final class _RegistrarSide: Sendable {
     @usableFromInline let slots: _Locked<[_Slot]>
     /// The owner's delivery views (see `ModelRegistrar`).
     @usableFromInline let delivery: _DeliveryState
     let lifetime = CompoundDisposable()
-    /// The bridge to Swift's Observation. Declared last: its size is not known outside the
-    /// Observation module.
-    @usableFromInline let observation = ObservationRegistrar()
+    /// The bridge to Swift's Observation (retained), made when Observation first needs it, or
+    /// the box the registrar had before this object was made.
+    @usableFromInline let _observation: Atomic<Unmanaged<_ObservationBox>?>
 
-    init(count: Int) {
+    init(count: Int, observation box: _ObservationBox?) {
         slots = _Locked(Array(repeating: _Slot(), count: count))
         delivery = _DeliveryState(count: count)
+        _observation = Atomic(box.map { Unmanaged.passRetained($0) })
     }
+
+    deinit {
+        _observation.load(ordering: .acquiring)?.release()
+    }
+
+    /// Observation's registrar, made now if it does not exist yet (the first one installed wins).
+    @usableFromInline
+    var observation: ObservationRegistrar {
+        if let box = _observation.load(ordering: .acquiring) { return box._withUnsafeGuaranteedRef { $0.registrar } }
+        let made = Unmanaged.passRetained(_ObservationBox())
+        let (installed, current) = _observation.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
+        if installed { return made._withUnsafeGuaranteedRef { $0.registrar } }
+        made.release()
+        return current!._withUnsafeGuaranteedRef { $0.registrar }
+    }
+}
+
+/// Observation's registrar of one model, on its own: what a model read under the Observation
+/// bridge needs, and nothing else (see `ModelRegistrar._side`).
+@usableFromInline
+final class _ObservationBox: Sendable {
+    @usableFromInline let registrar = ObservationRegistrar()
+    init() {}
 }
 
 /// What a persistence layer (TetherSQLite's store) installs on the registrar of each model it

@@ -51,6 +51,33 @@ struct StoreFootprintTests {
         #expect(ticket._$registrar.bridgedProperties != 0)
     }
 
+    @Test func aReadUnderTheBridgeMakesObservationsRegistrarAlone() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let previous = ObservationBridge.isEnabled
+        ObservationBridge.isEnabled = true
+        defer { ObservationBridge.isEnabled = previous }
+        try store.insert(contentsOf: (0..<3).map { _ in Ticket() })
+        let tickets = try store.fetch(Ticket.self)
+        let registrar = tickets[0]._$registrar
+        _ = tickets[0].points                                  // the app's own read
+        #expect(registrar.hasObservationRegistrar)
+        #expect(!registrar.hasSideObject, "no observer machinery for a read")
+        // Observing makes the side object, which takes Observation's registrar over.
+        let subscription = observe(tickets[0], \.points).subscribe(next: { _ in })
+        #expect(registrar.hasSideObject)
+        #expect(registrar.hasObservationRegistrar)
+        // Observed first, then read: the side object makes Observation's registrar.
+        let other = tickets[1]._$registrar
+        let second = observe(tickets[1], \.points).subscribe(next: { _ in })
+        #expect(other.hasSideObject && !other.hasObservationRegistrar)
+        _ = tickets[1].points
+        #expect(other.hasObservationRegistrar)
+        subscription.dispose()
+        second.dispose()
+        #expect(!tickets[2]._$registrar.hasObservationRegistrar && !tickets[2]._$registrar.hasSideObject)
+    }
+
     @Test func theIdentityMapDropsTheEntriesOfFreedModels() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!
