@@ -336,7 +336,10 @@ public final class ModelRegistrar: Sendable {
         return true
     }
 
-    @usableFromInline
+    /// Out of line: it holds an `ObservationRegistrar` value, whose size is only known at run
+    /// time outside the Observation module; inlined, it would make every setter look up its
+    /// type and reserve stack for it on each write (W5c).
+    @usableFromInline @inline(never)
     func _willSetSlow<M: Model, V>(_ model: M, _ keyPath: () -> KeyPath<M, V>) {
         if flags.bridgeEnabled {
             observation.willSet(model, keyPath: keyPath())
