@@ -95,8 +95,8 @@ struct _WorkInProgress: ~Copyable {
         return Int(truncatingIfNeeded: (hash >> 48) | 1) << 32
     }
 
-    /// The tag of the thread that owns the counter, if it claimed with `tryClaim(tag:)`, and
-    /// has not released or drained since; otherwise 0.
+    /// The tag of the thread that owns the counter, if it claimed with `tryClaim(tag:)` (the
+    /// tag stays until it gives up ownership); otherwise 0.
     @inlinable @inline(__always)
     static func tag(of value: Int) -> Int { value & tagMask }
 
