@@ -342,21 +342,9 @@ final class _ChangeTracker: Sendable {
             let after = try Self.highWater(connection)
             return (ids, before + 1 ..< after + 1, runs)
         }
-        var local: [_LogEntry] = []
-        var sequence = range.lowerBound
-        if let runs {
-            local.reserveCapacity(runs.count)
-            for run in runs {
-                local.append(_LogEntry(sequence: sequence, table: table, first: run.lowerBound, last: run.upperBound, kind: .insert, isLocal: true))
-                sequence += 1
-            }
-        } else {
-            local.reserveCapacity(ids.count)
-            for id in ids {
-                local.append(_LogEntry(sequence: sequence, table: table, row: id, kind: .insert, isLocal: true))
-                sequence += 1
-            }
-        }
+        // The store's entries: one per run (triggers off), or one per row (the trigger's).
+        let logged = runs ?? ids.map { $0...$0 }
+        let local = Self.localEntries(from: range.lowerBound, logged.lazy.map { (table, $0) }, kind: .insert)
         return (ids, try catchUp(connection, local: range, localEntries: local))
     }
 
@@ -399,22 +387,20 @@ final class _ChangeTracker: Sendable {
             let after = try Self.highWater(connection)
             return (written, before + 1 ..< after + 1, runs)
         }
-        var local: [_LogEntry] = []
-        var sequence = range.lowerBound
-        if let runs {
-            local.reserveCapacity(runs.count)
-            for run in runs {
-                local.append(_LogEntry(sequence: sequence, table: run.table, first: run.ids.lowerBound, last: run.ids.upperBound, kind: .update, isLocal: true))
-                sequence += 1
-            }
-        } else {
-            local.reserveCapacity(written.count)
-            for key in written {
-                local.append(_LogEntry(sequence: sequence, table: key.table, row: key.id, kind: .update, isLocal: true))
-                sequence += 1
-            }
-        }
+        // The store's entries: one per run (triggers off), or one per row (the trigger's).
+        let logged = runs ?? written.map { ($0.table, $0.id...$0.id) }
+        let local = Self.localEntries(from: range.lowerBound, logged, kind: .update)
         return (written, try catchUp(connection, local: range, localEntries: local))
+    }
+
+    /// The entries a store's own transaction wrote, in order, numbered from `sequence`: one per
+    /// run of ids of a table (a row alone is a run of one).
+    static func localEntries(
+        from sequence: Int64, _ runs: some Sequence<(table: String, ids: ClosedRange<Int64>)>, kind: StoreChange.Kind
+    ) -> [_LogEntry] {
+        zip(sequence..., runs).map { sequence, run in
+            _LogEntry(sequence: sequence, table: run.table, first: run.ids.lowerBound, last: run.ids.upperBound, kind: kind, isLocal: true)
+        }
     }
 
     /// Writes one log entry per run of ids of `table` (`row...last`; `last` NULL for one row).
