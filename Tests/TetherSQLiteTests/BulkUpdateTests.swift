@@ -116,6 +116,30 @@ struct BulkUpdateTests {
         #expect(feed.values.map(\.rowID) == ids)
     }
 
+    @Test func aBigFlushOnAFullDatabaseWritesAndLogsNothingKeepsEveryChangeAndLeavesTheTriggersOn() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let tickets = try insertTickets(many, into: store)
+        let ids = tickets.compactMap(\.persistentID)
+        let other = try fixture.another()
+        let before = try highWater(other)
+        let pages = try store.writer.sync { try $0.scalar("PRAGMA page_count", as: Int.self) ?? 0 }
+        store.writer.sync { connection in try? connection.execute("PRAGMA max_page_count = \(pages + 5)") }
+        for ticket in tickets { ticket.title = String(repeating: "x", count: 5_000) }
+        let full = #expect(throws: StoreError.self) { try store.flush() }
+        #expect(full?.sqliteError?.isFull == true)
+        #expect(store.pendingRowCount == many, "every change is still pending")
+        #expect(try highWater(other) == before, "nothing logged")
+        #expect(try other.scalar("SELECT count(*) FROM Ticket WHERE title LIKE 'x%'", as: Int.self) == 0, "nothing written")
+        #expect(store.writer.sync { $0.triggersEnabled })
+
+        store.writer.sync { connection in try? connection.execute("PRAGMA max_page_count = 1000000") }
+        try store.flush()
+        #expect(store.pendingRowCount == 0)
+        #expect(try other.scalar("SELECT count(*) FROM Ticket WHERE title LIKE 'x%'", as: Int.self) == many)
+        #expect(try entries(other, after: before) == [[.integer(before + 1), "Ticket", .integer(ids[0]), 2, .integer(ids[many - 1])]])
+    }
+
     @Test func aBigFlushRefusedByAConstraintWritesTheOtherRowsAndLeavesTheTriggersOn() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!
