@@ -16,6 +16,7 @@ import sys
 # Inner iterations per sample (the benchmark's scalingFactor), by workload.
 SCALE = {"C0": 1_000, "W1": 1_000, "W2": 1_000, "W3": 1_000, "W4": 1_000_000, "W7": 1_000,
          "W5a": 1_000_000, "W5b": 1_000_000, "W5c": 1_000_000, "W5d": 1_000, "W8": 1_000,
+         "W9": 1_000_000,
          # P1-P3: a sample is the whole workload (100,000 rows or changes); P3b: 1,000 loads.
          "P1": 1, "P2": 1, "P3": 1, "P3b": 1_000,
          # P9: a sample is one fetch of 50,000 models; P9b: 1,000 fetches of one model.
@@ -46,6 +47,10 @@ WORKLOADS = [
     ("W7", "subscribe + dispose (map -> subscriber) with N others alive", "ns per subscribe+dispose",
      [("0 alive", "W7 subscribe+dispose, 0 alive"), ("100,000 alive", "W7 subscribe+dispose, 100k alive")],
      "no growth from 0 to 100,000 alive"),
+    ("W9", "source -> map -> subscriber, fed by one thread or two at once", "ns per event",
+     [("1 thread", "W9 1 thread send -> map -> subscriber per event"),
+      ("2 threads", "W9 2 threads send -> map -> subscriber per event")],
+     "with 2 threads, Tether <= 2x hand-written and ahead of every peer"),
 ]
 
 # The model workloads: one row per version, each compared with the hand-written row.
