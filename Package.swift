@@ -38,8 +38,9 @@ let package = Package(
                 .product(name: "SwiftDiagnostics", package: "swift-syntax"),
             ]
         ),
-        // What C gives the Swift code about the calling thread: the thread-local words Tether's
-        // dependency tracking finds each thread's state in, and which actor's executor runs it.
+        // What C gives the Swift code about the calling thread (the thread-local words Tether's
+        // dependency tracking finds each thread's state in, and which actor's executor runs it)
+        // and about objects (references that neither keep them alive nor give them a side table).
         .target(name: "CTetherThread"),
         .target(
             name: "Tether",
@@ -50,7 +51,7 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "TetherSQLite", dependencies: ["Tether", "CSQLite", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "TetherSQLite", dependencies: ["Tether", "CSQLite", "CTetherThread", .product(name: "Logging", package: "swift-log")]),
         .target(name: "TetherTerminal", dependencies: ["Tether"]),
         .executableTarget(
             name: "calculator", dependencies: ["Tether", .product(name: "ArgumentParser", package: "swift-argument-parser")],

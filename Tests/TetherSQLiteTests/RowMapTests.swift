@@ -1,4 +1,7 @@
+import Foundation
+import Synchronization
 import Testing
+import TetherTestSupport
 @testable import TetherSQLite
 
 /// A stand-in for a model (the map holds any object).
@@ -7,8 +10,8 @@ private final class Row {
     init(_ id: Int64) { self.id = id }
 }
 
-/// The identity map's per-table structure: weak references to live models, by id, in pages of
-/// 16 consecutive ids.
+/// The identity map's per-table structure: live models, by id, in pages of 16 consecutive ids,
+/// held by unowned counts (neither kept alive nor given a side table).
 @Suite("Identity map: the rows of one table")
 struct RowMapTests {
     @Test func idsAnywhereInInt64FindTheirOwnModel() {
@@ -40,7 +43,7 @@ struct RowMapTests {
         withExtendedLifetime((first, second)) {}
     }
 
-    @Test func theMapHoldsModelsWeaklyAndSweepsTheirEntriesWhenDue() {
+    @Test func theMapDoesNotKeepModelsAliveAndSweepsTheirEntriesWhenDue() {
         var identity = _IdentityMap()
         weak var dropped: Row?
         do {
@@ -73,5 +76,100 @@ struct RowMapTests {
         _ = identity.rows("T")                                     // sweeps: 3,000 entries
         #expect(identity.entryCount("T") == 1_500)
         for row in live { #expect(identity[_RowKey(table: "T", id: row.id)] === row) }
+    }
+
+    /// Whether the Swift runtime moved `object`'s reference counts to a side table (as it does
+    /// for an object that a `weak` reference points at): bit 63 of the object's second word,
+    /// which makes every retain and release take the runtime's slow path.
+    private func hasSideTable(_ object: AnyObject) -> Bool {
+        UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).load(fromByteOffset: 8, as: UInt64.self) >> 63 == 1
+    }
+
+    @Test func theMapGivesItsModelsNoSideTable() {
+        let map = _RowMap()
+        let rows = (1...100).map { Row(Int64($0)) }
+        for row in rows { map.set(row, for: row.id) }
+        for row in rows { #expect(map[row.id] === row) }
+        #expect(rows.filter(hasSideTable).count == 0)
+        // The check itself: a weak reference does make one.
+        weak let weakRow = rows[0]
+        #expect(hasSideTable(rows[0]) && weakRow != nil)
+    }
+
+    /// Models end on other threads while the store's thread looks them up, replaces and sweeps
+    /// them: each look-up finds the row's own model or nothing, and every model is freed.
+    @Test(arguments: 1...4 as ClosedRange<UInt64>)
+    func modelsEndingOnOtherThreadsWhileLookedUp(seed: UInt64) {
+        final class Counted {
+            let id: Int64
+            let ended: Counter
+            init(_ id: Int64, _ ended: Counter) { self.id = id; self.ended = ended }
+            deinit { ended.add() }
+        }
+        final class Counter: Sendable {
+            let value = Mutex(0)
+            func add() { value.withLock { $0 += 1 } }
+        }
+        /// Hands models to the thread that drops them.
+        final class Handoff: @unchecked Sendable {
+            // Safe: `models` and `done` are only touched under `lock`.
+            let lock = NSCondition()
+            var models: [Counted] = []
+            var done = false
+            let finished = DispatchSemaphore(value: 0)
+
+            func hand(_ model: Counted) {
+                lock.lock(); models.append(model); lock.signal(); lock.unlock()
+            }
+
+            /// Drops what it is handed until `finish()`.
+            func run() {
+                while true {
+                    lock.lock()
+                    while models.isEmpty && !done { lock.wait() }
+                    let batch = models
+                    models = []
+                    let last = done
+                    lock.unlock()
+                    _ = consume batch                   // the last references end here
+                    if last { break }
+                }
+                finished.signal()
+            }
+
+            func finish() {
+                lock.lock(); done = true; lock.signal(); lock.unlock()
+                finished.wait()
+            }
+        }
+        var random = SeededRandom(seed: seed)
+        var identity = _IdentityMap()
+        let ended = Counter()
+        let handoff = Handoff()
+        Thread { handoff.run() }.start()
+        var made = 0
+        var held: [Int64: Counted] = [:]
+        for _ in 0..<40_000 {
+            let id = Int64(random.below(4_096))
+            let map = identity.rows("T")
+            switch random.below(4) {
+            case 0, 1:
+                let model = Counted(id, ended)
+                made += 1
+                map.set(model, for: id)
+                if let old = held.updateValue(model, forKey: id) { handoff.hand(old) }
+            case 2:
+                if let old = held.removeValue(forKey: id) { handoff.hand(old) }
+            default:
+                let found = map[id] as? Counted
+                if let found { #expect(found.id == id, "seed \(seed)") }
+                if let model = held[id] { #expect(found === model, "seed \(seed): a held model is found") }
+            }
+        }
+        for model in held.values { handoff.hand(model) }
+        held.removeAll()
+        handoff.finish()
+        #expect(ended.value.withLock { $0 } == made, "seed \(seed): every model was freed")
+        identity = _IdentityMap()
     }
 }

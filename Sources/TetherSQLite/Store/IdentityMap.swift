@@ -1,3 +1,4 @@
+import CTetherThread
 import Foundation
 
 struct _RowKey: Hashable, Sendable {
@@ -11,8 +12,8 @@ struct _WeakModel {
     init(_ model: AnyObject?) { self.model = model }
 }
 
-/// The identity map: the live model of each row, held weakly, by table (a `_RowMap` each) then
-/// id.
+/// The identity map: the live model of each row, not kept alive by the map, by table (a
+/// `_RowMap` each) then id.
 struct _IdentityMap {
     private var tables: [String: _RowMap] = [:]
 
@@ -51,7 +52,7 @@ struct _IdentityMap {
     }
 }
 
-/// The live models of one table's rows, held weakly, by id: in pages of 16 consecutive ids.
+/// The live models of one table's rows, by id: in pages of 16 consecutive ids.
 ///
 /// Row ids are mostly dense and ascending (SQLite gives a new row the largest id plus one), so
 /// a page is looked up once for a run of rows (the last page used is kept), neighbouring rows
@@ -60,42 +61,56 @@ struct _IdentityMap {
 /// took about 20 of the 75 ms that `TetherLatency profile-insert` measured for the insert.)
 /// Sparse ids cost a page (136 bytes) each at worst.
 ///
+/// A slot holds its model by an unowned count (`tether_reference_retain`), not a `weak`
+/// reference: a weak reference would give every stored model a side table (48 bytes more per
+/// model) and send each of its retains and releases down the runtime's slow path. A model that
+/// ends leaves the memory of its object (its fields are freed) until the map drops the count.
+///
 /// Entries of freed models are swept out when the store next uses the map (an insert, a fetch,
 /// a load: never in the middle of one, whose own models are all alive) once it has doubled
 /// since the last sweep: amortised, and a long-running app that loads and drops rows keeps a
 /// map in proportion to what it holds.
 ///
 /// Confined to the store's thread (and to the writer queue while that thread waits: see
-/// `_WhileWaiting`).
+/// `_WhileWaiting`). Its models may end on any thread: the runtime's counts are atomic.
 final class _RowMap {
     static let pageShift: Int64 = 4
     static let pageSize = 1 << Int(pageShift)
     /// An id's slot in its page.
     static let slotMask = Int64(pageSize - 1)
 
-    /// One page: a word whose bit `i` is set while slot `i` holds a reference (to a live model,
-    /// or to a freed one not yet swept), then 16 slots, for ids `number << 4 ..< (number + 1) << 4`.
+    /// One page: a word whose bit `i` is set while slot `i` holds a model (live, or ended and
+    /// not yet swept), then 16 slots, for ids `number << 4 ..< (number + 1) << 4`.
     /// Raw memory rather than an object: finding a page and writing a slot retains nothing.
     struct Page {
         let base: UnsafeMutableRawPointer
 
         static let slotsOffset = 8
-        static let byteCount = slotsOffset + _RowMap.pageSize * MemoryLayout<_WeakModel>.stride
+        static let byteCount = slotsOffset + _RowMap.pageSize * MemoryLayout<UnsafeMutableRawPointer?>.stride
 
         static func make() -> Page {
             let base = UnsafeMutableRawPointer.allocate(byteCount: byteCount, alignment: 8)
             base.initializeMemory(as: UInt64.self, repeating: 0, count: 1)
-            (base + slotsOffset).initializeMemory(as: _WeakModel.self, repeating: _WeakModel(nil), count: _RowMap.pageSize)
+            (base + slotsOffset).initializeMemory(as: UnsafeMutableRawPointer?.self, repeating: nil, count: _RowMap.pageSize)
             return Page(base: base)
         }
 
+        /// Drops the page's models and frees it.
         func free() {
-            slots.deinitialize(count: _RowMap.pageSize)
+            var bits = occupied.pointee
+            while bits != 0 {
+                let index = bits.trailingZeroBitCount
+                bits &= bits - 1
+                if let object = slots[index] { tether_reference_release(object) }
+            }
             base.deallocate()
         }
 
         var occupied: UnsafeMutablePointer<UInt64> { base.assumingMemoryBound(to: UInt64.self) }
-        var slots: UnsafeMutablePointer<_WeakModel> { (base + Self.slotsOffset).assumingMemoryBound(to: _WeakModel.self) }
+        /// Each model's address, held by an unowned count (nil: empty).
+        var slots: UnsafeMutablePointer<UnsafeMutableRawPointer?> {
+            (base + Self.slotsOffset).assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+        }
     }
 
     private var pages: [Int64: Page] = [:]
@@ -106,7 +121,7 @@ final class _RowMap {
     /// The page used last, and its number.
     private var lastNumber: Int64 = .min
     private var lastPage: Page?
-    /// Slots holding a reference, in every page.
+    /// Slots holding a model, in every page.
     private(set) var count = 0
     /// `count` after the last sweep.
     private var swept = 0
@@ -127,9 +142,17 @@ final class _RowMap {
         return page
     }
 
+    /// The model in `slot`, if it is still alive.
+    @inline(__always)
+    private static func live(_ slot: UnsafeMutableRawPointer?) -> AnyObject? {
+        guard let object = slot, tether_reference_try_retain(object) else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(object).takeRetainedValue()
+    }
+
     /// The live model of row `id`, if there is one.
     subscript(id: Int64) -> AnyObject? {
-        page(id >> Self.pageShift)?.slots[Int(id & Self.slotMask)].model
+        guard let page = page(id >> Self.pageShift) else { return nil }
+        return Self.live(page.slots[Int(id & Self.slotMask)])
     }
 
     /// Makes `model` the live model of row `id`.
@@ -146,11 +169,15 @@ final class _RowMap {
         }
         let index = Int(id & Self.slotMask)
         let bit: UInt64 = 1 << UInt64(index)
+        let object = Unmanaged.passUnretained(model).toOpaque()
+        tether_reference_retain(object)
         if page.occupied.pointee & bit == 0 {
             page.occupied.pointee |= bit
             count += 1
+        } else if let previous = page.slots[index] {
+            tether_reference_release(previous)
         }
-        page.slots[index].model = model
+        page.slots[index] = object
     }
 
     /// Forgets row `id`.
@@ -159,7 +186,8 @@ final class _RowMap {
         let index = Int(id & Self.slotMask)
         let bit: UInt64 = 1 << UInt64(index)
         guard page.occupied.pointee & bit != 0 else { return }
-        page.slots[index].model = nil
+        if let previous = page.slots[index] { tether_reference_release(previous) }
+        page.slots[index] = nil
         page.occupied.pointee &= ~bit
         count -= 1
     }
@@ -171,7 +199,7 @@ final class _RowMap {
             while bits != 0 {
                 let index = bits.trailingZeroBitCount
                 bits &= bits - 1
-                if let model = page.slots[index].model { body(number << Self.pageShift | Int64(index), model) }
+                if let model = Self.live(page.slots[index]) { body(number << Self.pageShift | Int64(index), model) }
             }
         }
     }
@@ -181,8 +209,8 @@ final class _RowMap {
         if count >= 2 * max(swept, 1024) { sweep() }
     }
 
-    /// Drops the entries of freed models, and the pages left empty (kept as spares until the
-    /// next sweep).
+    /// Drops the entries of ended models (which frees what is left of them), and the pages left
+    /// empty (kept as spares until the next sweep).
     private func sweep() {
         for page in spare { page.free() }
         spare.removeAll(keepingCapacity: true)
@@ -192,8 +220,9 @@ final class _RowMap {
             while bits != 0 {
                 let index = bits.trailingZeroBitCount
                 bits &= bits - 1
-                if page.slots[index].model == nil {
-                    page.slots[index].model = nil      // lets the freed model's side table go
+                if let object = page.slots[index], tether_reference_has_ended(object) {
+                    tether_reference_release(object)
+                    page.slots[index] = nil
                     page.occupied.pointee &= ~(1 << UInt64(index))
                     count -= 1
                 }
@@ -201,7 +230,7 @@ final class _RowMap {
             if page.occupied.pointee == 0 { emptied.append(number) }
         }
         for number in emptied {
-            // An emptied page's slots are all empty weak references again: reusable as it is.
+            // An emptied page's slots are all empty again: reusable as it is.
             if let page = pages.removeValue(forKey: number) { spare.append(page) }
         }
         lastNumber = .min
@@ -209,4 +238,3 @@ final class _RowMap {
         swept = count
     }
 }
-
