@@ -78,13 +78,6 @@ struct RowMapTests {
         for row in live { #expect(identity[_RowKey(table: "T", id: row.id)] === row) }
     }
 
-    /// Whether the Swift runtime moved `object`'s reference counts to a side table (as it does
-    /// for an object that a `weak` reference points at): bit 63 of the object's second word,
-    /// which makes every retain and release take the runtime's slow path.
-    private func hasSideTable(_ object: AnyObject) -> Bool {
-        UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()).load(fromByteOffset: 8, as: UInt64.self) >> 63 == 1
-    }
-
     @Test func theMapGivesItsModelsNoSideTable() {
         let map = _RowMap()
         let rows = (1...100).map { Row(Int64($0)) }

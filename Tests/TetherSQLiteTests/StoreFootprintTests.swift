@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TetherTestSupport
 @testable import TetherSQLite
 
 /// What a stored model costs and holds: models the store loads or inserts get no observer
@@ -91,6 +92,25 @@ struct StoreFootprintTests {
         // was added since the last sweep (it sweeps before growing past twice the last count).
         #expect(store.state.identity.entryCount("Ticket") < 2_200)
         #expect(try store.fetch(Ticket.self, where: "id <= 10").elementsEqual(kept, by: ===))
+    }
+
+    /// Nothing the store keeps points at its models or at itself by a `weak` reference, whose
+    /// side table would cost every stored model 48 bytes and send every retain and release of
+    /// a model or the store (two per set) down the runtime's slow path.
+    @Test func storedModelsAndTheStoreGetNoSideTable() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let inserted = (0..<100).map { _ in Ticket() }
+        try store.insert(contentsOf: inserted)
+        try fixture.another().execute("INSERT INTO Ticket (title, points) VALUES ('other', 7)")
+        let loaded = try store.fetch(Ticket.self)
+        #expect(loaded.count == 101)
+        for ticket in loaded { ticket.points += 1 }
+        try store.flush()
+        #expect(try fixture.another().scalar("SELECT SUM(points) FROM Ticket", as: Int.self) == 100 * 2 + 8)
+        #expect(loaded.filter(hasSideTable).count == 0)
+        #expect(!hasSideTable(store))
+        withExtendedLifetime(inserted) {}
     }
 
     @Test func aModelOutlivingItsStoreIsNoLongerWrittenAndNothingCrashes() throws {

@@ -154,7 +154,7 @@ extension Store {
         while start < missing.count {
             let chunk = missing[start..<Swift.min(start + 500, missing.count)]
             let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-            // The identity map holds models weakly: keep the new ones until they are returned.
+            // The identity map does not keep models alive: keep the new ones until they are returned.
             let loaded = try _fetch(type, where: "id IN (\(placeholders))", chunk.map { .integer(ids[$0]) }, orderBy: nil, descending: false)
             var byID: [Int64: M] = [:]
             for model in loaded { if let id = model.persistentID { byID[id] = model } }
@@ -179,8 +179,8 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
     let observer: Observer<QueryResult<M>, StoreError>
     /// The first result's read: looks stamped before it saw an older state, already in it.
     let stamp: UInt64
-    /// The current result, kept alive while the query is subscribed (the identity map holds
-    /// models weakly).
+    /// The current result, kept alive while the query is subscribed (the identity map does not
+    /// keep models alive).
     private var rows: _LiveRows<M>
 
     init(id: Int, observer: Observer<QueryResult<M>, StoreError>, models: [M], stamp: UInt64) {

@@ -166,7 +166,7 @@ public final class Store {
         }
         file = _StoreFile(path: path, readOnlyOnPurpose: readOnly, connectionReadOnly: connectionReadOnly)
         box = _StoreBox()
-        box.store = self
+        box.attach(self)
         _StoreRegistry.shared.add(self)
         if watchesExternalChanges { startWatching() }
     }
@@ -438,8 +438,8 @@ public final class Store {
             if let previous = live[id], let model = previous as? any Model { markDeleted(model, key: _RowKey(table: table.name, id: id), table: table) }
         }
         for (index, id) in zip(fresh, ids) {
-            // `objects[index]` is borrowed each time, not held in a local: a local would be
-            // retained, then released once the weak reference below made its count slow.
+            // `objects[index]` is borrowed each time, not held in a local (which would be
+            // retained and released).
             registrarOf(objects[index])._withUnsafeGuaranteedRef { registrar in
                 registrar.rowID.store(id, ordering: .relaxed)
                 registrar.setPersistence(hook)

@@ -12,7 +12,7 @@ final class _StoreRegistry: Sendable {
 
     func add(_ store: Store) {
         let box = _StoreBox()
-        box.store = store
+        box.attach(store)
         stores.withLock { $0[ObjectIdentifier(store)] = box }
     }
 

@@ -1,3 +1,4 @@
+import CTetherThread
 import Foundation
 
 /// Everything the store keeps on the model's thread.
@@ -68,11 +69,41 @@ struct _Suppressed: Hashable {
     let column: Int
 }
 
-/// A weak reference to the store, for closures that run on the store's scheduler.
+/// The store, without keeping it alive: for closures that run on the store's scheduler, for
+/// the persistence hooks of its models (every set of a stored model reaches the store through
+/// one), and for the registry of open stores.
 ///
-/// Why `@unchecked Sendable` is safe: the closures that read it run on the store's scheduler,
-/// which is the store's (and its models') thread; the writer queue never dereferences it, it
-/// only passes it to work scheduled back onto the store's scheduler.
+/// It holds the store by an unowned count (`tether_reference_retain`, as the identity map holds
+/// models), not a `weak` reference: a weak reference would give the store a side table, and
+/// every retain and release of the store (two per set of a stored model) would take the
+/// runtime's slow path. A store that has ended leaves the memory of its object until its last
+/// box is freed.
+///
+/// Why `@unchecked Sendable` is safe: `object` is written once, by `attach`, before the box is
+/// shared with any other code (the store's initialiser and `_StoreRegistry.add` make a box and
+/// attach it at once), and only read afterwards; the runtime's counts are atomic. The closures
+/// that read `store` run on the store's scheduler, which is the store's (and its models')
+/// thread; the writer queue never dereferences it, it only passes it to work scheduled back
+/// onto the store's scheduler.
 final class _StoreBox: @unchecked Sendable {
-    weak var store: Store?
+    /// The store's address, held by an unowned count (nil until `attach`).
+    private var object: UnsafeMutableRawPointer?
+
+    /// Points the box at `store` (once, before the box is shared).
+    func attach(_ store: Store) {
+        precondition(object == nil, "a store box is attached once")
+        let object = Unmanaged.passUnretained(store).toOpaque()
+        tether_reference_retain(object)
+        self.object = object
+    }
+
+    /// The store, if it is still alive.
+    var store: Store? {
+        guard let object, tether_reference_try_retain(object) else { return nil }
+        return Unmanaged<Store>.fromOpaque(object).takeRetainedValue()
+    }
+
+    deinit {
+        if let object { tether_reference_release(object) }
+    }
 }

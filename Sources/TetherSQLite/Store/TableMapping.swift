@@ -73,7 +73,7 @@ final class _Table: @unchecked Sendable {
     let quotedName: String
     let insertSQL: String
     let selectSQL: String
-    /// The store, for the to-one relationships a reload resolves (held weakly by the box).
+    /// The store, for the to-one relationships a reload resolves (the box does not keep it alive).
     let box: _StoreBox
     /// Whether the model type declares rules (`Validating`): only then is a row validated before
     /// it is written.
@@ -123,7 +123,8 @@ final class _Table: @unchecked Sendable {
         self.columnByProperty = byProperty
         self.positionByProperty = positions
         // A hook lives as long as a model holding it, maybe longer than the store: it reaches the
-        // store weakly, and the table only while the store (which holds the table) is alive.
+        // store through the box (which does not keep it alive), and the table only while the
+        // store (which holds the table) is alive.
         // A reference back whose target was freed loads it again through the store.
         let resolve: @Sendable (any Model.Type, Int64) -> AnyObject? = { type, id in
             guard let type = type as? any PersistentModel.Type, let store = box.store else { return nil }
