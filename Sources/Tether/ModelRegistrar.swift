@@ -174,7 +174,10 @@ public final class ModelRegistrar: Sendable {
     }
 
     deinit {
-        _persistence.load(ordering: .acquiring)?.release()
+        if let hook = _persistence.load(ordering: .acquiring) {
+            _ = hook._withUnsafeGuaranteedRef { $0.endedModels.wrappingAdd(1, ordering: .relaxed) }
+            hook.release()
+        }
         let bits = _side.load(ordering: .acquiring)
         Self.observationBox(bits)?.release()
         guard let side = Self.sideObject(bits)?.takeRetainedValue() else { return }
@@ -848,6 +851,9 @@ package final class _PersistenceHook: Sendable {
     /// Loads the to-many collections of a stored model on their first use; it installs a hook
     /// whose collections are loaded first.
     package let loadCollections: @Sendable (AnyObject, ModelRegistrar) -> Void
+    /// How many models holding this hook have been freed (on any thread): the store sweeps
+    /// its identity map of their entries once enough have ended.
+    package let endedModels = Atomic<Int>(0)
     package init(
         changed: @escaping @Sendable (AnyObject, ModelRegistrar, Int) -> Void,
         resolve: @escaping @Sendable (any Model.Type, Int64) -> AnyObject? = { _, _ in nil },

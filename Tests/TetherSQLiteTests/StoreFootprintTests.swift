@@ -113,6 +113,22 @@ struct StoreFootprintTests {
         withExtendedLifetime(inserted) {}
     }
 
+    /// Models dropped without the map growing afterwards: the next use of the map sweeps their
+    /// entries (and what is left of the models), counted by their registrars as they end.
+    @Test func theIdentityMapDropsFreedModelsWithoutGrowing() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        try store.insert(contentsOf: (0..<3_000).map { _ in Ticket() })   // dropped at once
+        var all = try store.fetch(Ticket.self)
+        #expect(try store.fetch(Ticket.self, where: "id = 1").first === all[0])  // sweeps nothing: all live
+        #expect(store.state.identity.entryCount("Ticket") == 3_000)
+        let first = all[0]
+        all = []
+        #expect(try store.fetch(Ticket.self, where: "id = 2").count == 1)
+        #expect(store.state.identity.entryCount("Ticket") == 2, "row 1's model is kept, row 2's loaded again")
+        #expect(try store.fetch(Ticket.self, where: "id = 1").first === first)
+    }
+
     @Test func aModelOutlivingItsStoreIsNoLongerWrittenAndNothingCrashes() throws {
         let fixture = try StoreFixture()
         let ticket = try fixture.store.insert(Ticket())

@@ -28,10 +28,11 @@ struct _IdentityMap {
         }
     }
 
-    /// The rows of `table` (made empty on first use), swept first if that is due.
-    mutating func rows(_ table: String) -> _RowMap {
+    /// The rows of `table` (made empty on first use), swept first if that is due. `endedModels`
+    /// is how many of the table's models have been freed so far (`_Table.endedModels`).
+    mutating func rows(_ table: String, endedModels: Int? = nil) -> _RowMap {
         if let rows = tables[table] {
-            rows.sweepIfDue()
+            rows.sweepIfDue(endedModels: endedModels)
             return rows
         }
         let rows = _RowMap()
@@ -68,8 +69,10 @@ struct _IdentityMap {
 ///
 /// Entries of freed models are swept out when the store next uses the map (an insert, a fetch,
 /// a load: never in the middle of one, whose own models are all alive) once it has doubled
-/// since the last sweep: amortised, and a long-running app that loads and drops rows keeps a
-/// map in proportion to what it holds.
+/// since the last sweep, or once as many of the table's models as half its entries have been
+/// freed since then (the registrar of a freed model counts it on its hook): amortised, and a
+/// long-running app that loads and drops rows keeps a map, and the memory of freed models, in
+/// proportion to what it holds.
 ///
 /// Confined to the store's thread (and to the writer queue while that thread waits: see
 /// `_WhileWaiting`). Its models may end on any thread: the runtime's counts are atomic.
@@ -125,6 +128,8 @@ final class _RowMap {
     private(set) var count = 0
     /// `count` after the last sweep.
     private var swept = 0
+    /// The table's count of freed models at the last sweep.
+    private var endedAtSweep = 0
 
     init() {}
 
@@ -204,9 +209,15 @@ final class _RowMap {
         }
     }
 
-    /// Sweeps if the map has doubled since the last sweep (and holds 2,048 entries or more).
-    func sweepIfDue() {
-        if count >= 2 * max(swept, 1024) { sweep() }
+    /// Sweeps if the map has doubled since the last sweep (and holds 2,048 entries or more), or
+    /// if `endedModels` (the table's count of freed models) has grown since by half the entries
+    /// (and 1,024 or more).
+    func sweepIfDue(endedModels: Int? = nil) {
+        let endedSince = endedModels.map { $0 - endedAtSweep } ?? 0
+        if count >= 2 * max(swept, 1024) || endedSince >= max(count / 2, 1024) {
+            sweep()
+            if let endedModels { endedAtSweep = endedModels }
+        }
     }
 
     /// Drops the entries of ended models (which frees what is left of them), and the pages left

@@ -433,7 +433,7 @@ public final class Store {
         // (replacing the model of a deleted row whose id SQLite gave again); then the insert.
         drain(before: stamp)
         let hook = table.liveHook!
-        let live = state.identity.rows(table.name)
+        let live = state.identity.rows(table.name, endedModels: table.endedModels)
         for id in ids {
             if let previous = live[id], let model = previous as? any Model { markDeleted(model, key: _RowKey(table: table.name, id: id), table: table) }
         }
@@ -564,7 +564,7 @@ public final class Store {
                             try statement.bind(arguments)
                             let (state, fetched, made) = waiting.value
                             let stamp = inbox.stamp()
-                            try table.materialize(statement, live: state.identity.rows(table.name), into: &fetched.pointee,
+                            try table.materialize(statement, live: state.identity.rows(table.name, endedModels: table.endedModels), into: &fetched.pointee,
                                                   made: stamp.waiting ? made : nil, owner: owner)
                             return stamp
                         }

@@ -93,6 +93,12 @@ final class _Table: @unchecked Sendable {
     /// too, and says that its to-many collections wait for their first use, which loads them.
     private(set) var unloadedHook: _PersistenceHook!
 
+    /// How many models of this table holding one of its hooks have been freed.
+    var endedModels: Int {
+        liveHook.endedModels.load(ordering: .relaxed) + unloadedHook.endedModels.load(ordering: .relaxed)
+            + deletedHook.endedModels.load(ordering: .relaxed)
+    }
+
     init(makeModel: @escaping () -> (AnyObject, Unmanaged<ModelRegistrar>),
          registrarOf: @escaping (AnyObject) -> Unmanaged<ModelRegistrar>,
          definition: TableDefinition, columns: [_ColumnIO], propertyNames: [String], validates: Bool, box: _StoreBox) {
