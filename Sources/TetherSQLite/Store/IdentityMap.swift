@@ -6,7 +6,9 @@ struct _RowKey: Hashable, Sendable {
     let id: Int64
 }
 
-/// A weak reference to a live model, in the identity map.
+/// A weak reference to a model, for the few the store remembers beside the identity map (the
+/// parents of a fetch whose collections wait for their first use, parents whose new children
+/// wait to be inserted); the identity map itself holds models by unowned counts.
 struct _WeakModel {
     weak var model: AnyObject?
     init(_ model: AnyObject?) { self.model = model }
