@@ -24,3 +24,8 @@ func grdbModels(_ path: String, count: Int) throws -> Int {
     precondition(models.count == count, "M1 GRDB: every row loaded")
     return bytes
 }
+
+/// Every row as a GRDB record (for the peak-memory run).
+func grdbRecords(_ path: String) throws -> [GRDBMemoryInvoice] {
+    try DatabaseQueue(path: path).read { db in try GRDBMemoryInvoice.fetchAll(db) }
+}

@@ -128,6 +128,30 @@ if arguments.count == 4, arguments[1] == "count", let workload = countWorkloads[
     exit(0)
 }
 
+// MARK: - M2's peak memory (`TetherMemory peak`)
+
+if arguments.count == 5, arguments[1] == "peak-child", let count = Int(arguments[4]) {
+    print(try peakChild(arguments[2], path: arguments[3], count: count))
+    exit(0)
+}
+
+if arguments.count == 2, arguments[1] == "peak" {
+    let count = 1_000_000
+    let runs = 3
+    let path = try makeModelFile(count: count)
+    let results = try peakMedians(path: path, count: count, runs: runs)
+    removeModelFile(path)
+    let raw = results.first { $0.version == "raw" }!.median
+    print("M2 peak: peak resident memory (VmHWM) of a process that loads \(count) rows and reads a property of each once, MB (median of \(runs))")
+    print("")
+    print("| version | peak RSS (MB) | / raw |")
+    print("|---|---:|---:|")
+    for result in results { print("| \(result.version) | \(format(result.median)) | \(format(result.median / raw))x |") }
+    print("")
+    print("runs: " + results.map { "\($0.version) \($0.all.map(format))" }.joined(separator: ", "))
+    exit(0)
+}
+
 // MARK: - M1-M3 (`TetherMemory models`)
 
 if arguments.count == 2, arguments[1] == "models" {
