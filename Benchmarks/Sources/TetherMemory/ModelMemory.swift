@@ -99,15 +99,22 @@ func tetherModels(_ path: String, count: Int) throws -> (loaded: Int, firstRead:
     return (loaded, firstRead)
 }
 
-/// M1 for the raw version: a statement stepped, a class instance per row.
-func rawModels(_ path: String, count: Int) -> Int {
+/// Runs `body` with a statement that selects every invoice of `path` (the C API), on a
+/// connection open until `body` returns.
+func withRawInvoiceRows<T>(_ path: String, _ body: (OpaquePointer?) -> T) -> T {
     var db: OpaquePointer?
     sqlite3_open(path, &db)
     var statement: OpaquePointer?
     sqlite3_prepare_v2(db, "SELECT id, customer, quantity, unitPrice, discount FROM MemoryInvoice ORDER BY id", -1, &statement, nil)
-    var models: [RawMemoryInvoice] = []
-    models.reserveCapacity(count)
-    let before = liveBytes()
+    defer {
+        sqlite3_finalize(statement)
+        sqlite3_close(db)
+    }
+    return body(statement)
+}
+
+/// Steps `statement` (see `withRawInvoiceRows`), a plain class instance per row.
+func appendRawInvoices(_ statement: OpaquePointer?, to models: inout [RawMemoryInvoice]) {
     while sqlite3_step(statement) == SQLITE_ROW {
         models.append(RawMemoryInvoice(
             id: sqlite3_column_int64(statement, 0),
@@ -116,10 +123,19 @@ func rawModels(_ path: String, count: Int) -> Int {
             unitPrice: sqlite3_column_double(statement, 3),
             discount: sqlite3_column_type(statement, 4) == SQLITE_NULL ? nil : sqlite3_column_double(statement, 4)))
     }
-    let bytes = liveBytes() - before
+}
+
+/// M1 for the raw version: a statement stepped, a class instance per row (the connection's own
+/// memory for the rows stepped counted, as it is for Tether and GRDB).
+func rawModels(_ path: String, count: Int) -> Int {
+    var models: [RawMemoryInvoice] = []
+    models.reserveCapacity(count)
+    let bytes = withRawInvoiceRows(path) { statement in
+        let before = liveBytes()
+        appendRawInvoices(statement, to: &models)
+        return liveBytes() - before
+    }
     precondition(models.count == count, "M1 raw: every row loaded")
-    sqlite3_finalize(statement)
-    sqlite3_close(db)
     return bytes
 }
 

@@ -27,27 +27,14 @@ func peakChild(_ version: String, path: String, count: Int) throws -> Double {
     var total = 0
     switch version {
     case "raw":
-        var db: OpaquePointer?
-        sqlite3_open(path, &db)
-        var statement: OpaquePointer?
-        sqlite3_prepare_v2(db, "SELECT id, customer, quantity, unitPrice, discount FROM MemoryInvoice ORDER BY id", -1, &statement, nil)
         var models: [RawMemoryInvoice] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
-            models.append(RawMemoryInvoice(
-                id: sqlite3_column_int64(statement, 0),
-                customer: String(cString: sqlite3_column_text(statement, 1)),
-                quantity: Int(sqlite3_column_int64(statement, 2)),
-                unitPrice: sqlite3_column_double(statement, 3),
-                discount: sqlite3_column_type(statement, 4) == SQLITE_NULL ? nil : sqlite3_column_double(statement, 4)))
+        return withRawInvoiceRows(path) { statement in
+            appendRawInvoices(statement, to: &models)
+            for model in models { total &+= model.quantity }
+            precondition(models.count == count, "peak raw: every row loaded")
+            sink(total)
+            return peakResidentMegabytes()
         }
-        sqlite3_finalize(statement)
-        for model in models { total &+= model.quantity }
-        precondition(models.count == count, "peak raw: every row loaded")
-        let peak = peakResidentMegabytes()
-        withExtendedLifetime(models) {}
-        sqlite3_close(db)
-        sink(total)
-        return peak
     case "grdb":
         let models = try grdbRecords(path)
         for model in models { total &+= model.quantity }
