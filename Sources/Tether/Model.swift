@@ -1,4 +1,5 @@
 import Observation
+import CTetherThread
 
 /// A class whose stored properties are tracked: declare it with `@Model`, which generates the
 /// conformance. Each instance owns a `ModelRegistrar` (its observers, bindings and lifetime);
@@ -378,8 +379,8 @@ package final class _Setter<Root: AnyObject, Value>: Sendable {
 public enum ObservationBridge {
     /// Whether the bridge is on (process-wide).
     public static var isEnabled: Bool {
-        get { _TetherFlags.shared.bridgeEnabled }
-        set { _TetherFlags.shared.setBridge(newValue) }
+        get { tether_observation_bridge_get() }
+        set { tether_observation_bridge_set(newValue) }
     }
 }
 

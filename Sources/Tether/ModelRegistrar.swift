@@ -1,3 +1,4 @@
+public import CTetherThread
 import Observation
 import Synchronization
 
@@ -128,8 +129,11 @@ public final class ModelRegistrar: Sendable {
     /// Where the model belongs: the thread that made it, or the actor it was made on (see
     /// `_Owner` and `adopt(_:)`).
     @usableFromInline let owner = Atomic<UInt>(0)
-    /// The process-wide switches (see `_TetherFlags`), reached without a call.
-    @usableFromInline let flags = _TetherFlags.shared
+    /// The columns of the model's row with changes the store has not taken for a commit yet
+    /// (bit `i`: property `i`, for i < 64), as the persistence layer keeps them: a set of a
+    /// column already pending finds it here, beside the fields the setter has just read, and
+    /// looks nothing up. Owned by the persistence layer, on the model's owner.
+    package let pendingColumns = Atomic<UInt64>(0)
     /// The model's row id in the store that holds it (0: not stored). Set by persistence.
     public let rowID = Atomic<Int64>(0)
     /// What a model with observers, bindings or Observation observers needs, made on first use
@@ -303,7 +307,7 @@ public final class ModelRegistrar: Sendable {
             if !recording.pointee.recordExpected(self, index) { _recordUnexpectedRead(recording, index) }
             return
         }
-        if flags.bridgeEnabled { _bridgeRead(model, index: index, keyPath) }
+        if tether_observation_bridge_get() { _bridgeRead(model, index: index, keyPath) }
     }
 
     /// Reports a read to Observation (the bridge is on, no evaluation runs on this thread),
@@ -344,7 +348,7 @@ public final class ModelRegistrar: Sendable {
     /// type and reserve stack for it on each write (W5c).
     @usableFromInline @inline(never)
     func _willSetSlow<M: Model, V>(_ model: M, _ keyPath: () -> KeyPath<M, V>) {
-        if flags.bridgeEnabled {
+        if tether_observation_bridge_get() {
             observation.willSet(model, keyPath: keyPath())
         }
     }
@@ -402,7 +406,7 @@ public final class ModelRegistrar: Sendable {
 
     @usableFromInline
     func _didSetSlow<M: Model, V>(_ model: M, index: Int, value: V, _ keyPath: KeyPath<M, V>) {
-        if flags.bridgeEnabled, bridged.load(ordering: .relaxed) & Self.mask(for: index) != 0 {
+        if tether_observation_bridge_get(), bridged.load(ordering: .relaxed) & Self.mask(for: index) != 0 {
             observation.didSet(model, keyPath: keyPath)
         }
         if _ThreadContext.transactionOpen, let context = _ThreadContext.existing {

@@ -10,27 +10,19 @@ import Glibc
 import Darwin
 #endif
 
-/// Process-wide switches read on the fast paths of tracked properties.
-///
-/// Each registrar keeps a reference to the one instance, so a getter or setter reads a switch with
-/// two loads and no call (a global would be reached through an accessor call from other
-/// modules).
+/// The thread-local slot of each thread's `_ThreadContext`, whose destructor frees the context
+/// when its thread exits.
 ///
 /// Which reads must be recorded is a per-thread matter (an evaluation records the reads of its
 /// own thread): a read first looks at its own thread's innermost evaluation, in a C
 /// thread-local variable (`tether_recording`: one load from the thread pointer, no call), and
-/// only then, if there is none, at the process-wide Observation switch. So a read costs the
-/// same whatever other threads do, and an evaluation starts and ends with no atomic operation.
-@usableFromInline
-final class _TetherFlags: Sendable {
-    /// Whether the Observation bridge is on: a read outside any evaluation reports itself.
-    @usableFromInline let bridge = Atomic<Bool>(true)
+/// only then, if there is none, at the process-wide Observation switch (`tether_bridge.h`, a C
+/// global: one load, no call). So a read costs the same whatever other threads do, and an
+/// evaluation starts and ends with no atomic operation.
+final class _ContextKey: Sendable {
+    let key: pthread_key_t
 
-    /// The thread-local slot of each thread's `_ThreadContext`, whose destructor frees the
-    /// context when its thread exits.
-    let contextKey: pthread_key_t
-
-    @usableFromInline static let shared = _TetherFlags()
+    static let shared = _ContextKey()
 
     private init() {
         var key = pthread_key_t()
@@ -42,14 +34,7 @@ final class _TetherFlags: Sendable {
             if let pointer { pointer.assumingMemoryBound(to: _TrackingState.self).pointee.context?.release() }
         }
         precondition(status == 0, "Tether: pthread_key_create failed (\(status))")
-        contextKey = key
-    }
-
-    @inlinable @inline(__always)
-    var bridgeEnabled: Bool { bridge.load(ordering: .relaxed) }
-
-    func setBridge(_ enabled: Bool) {
-        bridge.store(enabled, ordering: .relaxed)
+        self.key = key
     }
 }
 
@@ -122,7 +107,7 @@ final class _ThreadContext {
         tracking.deallocate()
     }
 
-    private static var key: pthread_key_t { _TetherFlags.shared.contextKey }
+    private static var key: pthread_key_t { _ContextKey.shared.key }
 
     /// This thread's context, created on first use. The thread-local variable and slot hold the
     /// context's tracking state, which points back at the context; the slot's destructor

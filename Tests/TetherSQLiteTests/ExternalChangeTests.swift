@@ -203,6 +203,29 @@ struct ExternalChangeTests {
                 "the model reports to the store again, not as a deleted row")
     }
 
+    /// A change pending when another program deletes the row is dropped with the row (and
+    /// said), and leaves nothing behind: once the model is inserted again, a change of the same
+    /// property is written.
+    @Test func aModelDeletedElsewhereWithAChangePendingWritesItsChangesOnceInsertedAgain() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ticket = try store.insert(Ticket())
+        try store.flush()
+        let (errors, _) = record(store.errors)
+        ticket.points = 3
+        try fixture.another().execute("DELETE FROM Ticket")
+        try store.refresh()
+        #expect(ticket.persistentID == nil && store.pendingRowCount == 0)
+        #expect(errors.values.count == 1, "the dropped change is said: \(errors.values)")
+        try store.insert(ticket)
+        try store.flush()
+        let id = try #require(ticket.persistentID)
+        ticket.points = 6
+        #expect(store.pendingRowCount == 1)
+        try store.flush()
+        #expect(try fixture.another().rows("SELECT points FROM Ticket WHERE id = ?", [.integer(id)]).first?.values == [.integer(6)])
+    }
+
     @Test func aDeletionHereIsReportedToo() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!

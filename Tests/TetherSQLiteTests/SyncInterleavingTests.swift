@@ -171,6 +171,16 @@ struct SyncInterleavingTests {
             // on the two queues, and in which order, is decided by the steps alone.
             for side in sides where side.gate == nil { side.store.writer.sync { _ in } }
             for side in sides {
+                // What a set of a stored model reads to tell whether its column is pending
+                // already (the registrar's marks) agrees with the pending rows.
+                let models = side.held.values.map { $0 as any Model } + (side.notes.values.last ?? []).map { $0 as any Model }
+                for model in models {
+                    let marked = model._$registrar.pendingColumns.load(ordering: .relaxed)
+                    let pending = side.store.state.dirty[ObjectIdentifier(model)]?.columns.bits ?? 0
+                    if marked != pending {
+                        Issue.record("seed \(seed), step \(step): \(type(of: model)) \(model.persistentID ?? 0) marks \(marked) pending, has \(pending)\n\(history.suffix(12).joined(separator: "\n"))")
+                    }
+                }
                 for (id, tally) in side.held {
                     if tally[keyPath: side.own] != side.expected[id] {
                         Issue.record("seed \(seed), step \(step): own value of \(id) undone: \(tally[keyPath: side.own]) instead of \(side.expected[id] ?? -1)\n\(history.suffix(12).joined(separator: "\n"))")

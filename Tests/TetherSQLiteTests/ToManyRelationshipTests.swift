@@ -403,6 +403,13 @@ struct ToManyRelationshipTests {
         try store.flush()
         #expect(entry.sheet === a && labels(a) == ["a1"])
         #expect(store.pendingRowCount == 0)
+        // A dropped move leaves nothing behind that keeps the next one from being written.
+        let d = try store.insert(sheet("d", []))
+        try store.flush()
+        d.entries.append(entry)
+        #expect(store.pendingRowCount == 1)
+        try store.flush()
+        #expect(try fixture.another().rows("SELECT sheet_id FROM Entry").map(\.values) == [[.integer(d.persistentID!)]])
     }
 
     /// The move waits (the database was locked) when the deletion of its parent arrives: the

@@ -24,6 +24,7 @@ extension Store {
         let object = ObjectIdentifier(model)
         if state.identity[key] === model { state.identity[key] = nil }
         if state.dirty.removeValue(forKey: object) != nil {
+            model._$registrar.pendingColumns.store(0, ordering: .relaxed)
             errorSubject.sendNext(.deleted(model: table.definition.modelName, id: key.id))
         }
         model._$registrar.rowID.store(-key.id, ordering: .relaxed)
@@ -45,16 +46,20 @@ extension Store {
             errorSubject.sendNext(state.closed ? .closed(path: path) : .readOnly(path: path))
             return
         }
-        // One look-up of the row: a set is marked in place when its row is pending already.
-        if let pending = state.dirty.index(forKey: object) {
-            state.dirty.values[pending].columns.insert(column)
-        } else {
-            let id = registrar.rowID.load(ordering: .relaxed)
-            guard id > 0 else { return }
-            var row = _DirtyRow(key: _RowKey(table: table.name, id: id), table: table, model: model, columns: _ColumnSet())
-            row.columns.insert(column)
-            state.dirty[object] = row
-            state.dirtyOrder.append(object)
+        // A column already pending is marked in the registrar (`_DirtyRow.columns`): nothing to
+        // look up. Otherwise one look-up of the row, marked in place when it is pending already.
+        let bit = _ColumnSet.bit(column)
+        if bit == 0 || registrar.pendingColumns.load(ordering: .relaxed) & bit == 0 {
+            if let pending = state.dirty.index(forKey: object) {
+                state.dirty.values[pending].mark(column)
+            } else {
+                let id = registrar.rowID.load(ordering: .relaxed)
+                guard id > 0 else { return }
+                var row = _DirtyRow(key: _RowKey(table: table.name, id: id), table: table, model: model, registrar: registrar)
+                row.mark(column)
+                state.dirty[object] = row
+                state.dirtyOrder.append(object)
+            }
         }
         // A row a constraint refused may be fine now: it is tried again.
         if !state.rejected.isEmpty { state.rejected[object] = nil }
@@ -252,6 +257,7 @@ extension Store {
             }
             if !state.unstorable.isEmpty { state.unstorable.remove(object) }
             if !state.reportedInvalid.isEmpty { state.reportedInvalid[object] = nil }
+            row.registrar.pendingColumns.store(0, ordering: .relaxed)   // no longer pending: taken
             taken.append((object, row))
             guard !encoded.isEmpty else { continue }
             updates.append(_Update(key: row.key, sql: row.table.updateSQL(properties: encoded), arguments: arguments))
@@ -345,13 +351,7 @@ extension Store {
         for refusal in rejected {
             guard let taken = rows.first(where: { $0.row.key == refusal.key }),
                   state.identity[taken.row.key] != nil else { continue }
-            if var existing = state.dirty[taken.object] {
-                existing.columns.formUnion(taken.row.columns)
-                state.dirty[taken.object] = existing
-            } else {
-                state.dirty[taken.object] = taken.row
-                state.dirtyOrder.append(taken.object)
-            }
+            putBack(taken, first: false)
             let error = Self.constraintFailure(refusal.error, table: taken.row.table, id: taken.row.key.id)
             state.rejected[taken.object] = error
             if refusal.error.message.contains("FOREIGN KEY") {
@@ -403,7 +403,7 @@ extension Store {
             guard found.missing.contains(true) else { continue }
             for (item, missing) in zip(named, found.missing) where missing {
                 let index = table.definition.columns[item.position].propertyIndex
-                row.columns.remove(index)
+                row.unmark(index)   // before the quiet set below: the set must not find it pending
                 if let values = found.values {
                     setQuietly(row.model, index) { try? table.decode(values[item.position], position: item.position, into: row.model) }
                 }
@@ -427,13 +427,21 @@ extension Store {
         for taken in rows.reversed() {
             // A row deleted meanwhile stays deleted.
             guard state.identity[taken.row.key] != nil else { continue }
-            if var existing = state.dirty[taken.object] {
-                existing.columns.formUnion(taken.row.columns)
-                state.dirty[taken.object] = existing
-            } else {
-                state.dirty[taken.object] = taken.row
-                state.dirtyOrder.insert(taken.object, at: 0)
-            }
+            putBack(taken, first: true)
+        }
+    }
+
+    /// Puts a row taken for a commit back among the pending ones, merged with its newer changes
+    /// if it has any: first in the order of the pending rows, or last.
+    func putBack(_ taken: _TakenRow, first: Bool) {
+        if var existing = state.dirty[taken.object] {
+            existing.merge(taken.row.columns)
+            state.dirty[taken.object] = existing
+        } else {
+            var row = taken.row
+            row.merge(taken.row.columns)   // marks them in the registrar again
+            state.dirty[taken.object] = row
+            if first { state.dirtyOrder.insert(taken.object, at: 0) } else { state.dirtyOrder.append(taken.object) }
         }
     }
 
@@ -465,13 +473,11 @@ extension Store {
     /// The rows with uncommitted changes and their columns ("2 changed rows (Ticket 3: points,
     /// title; Ticket 5: title)").
     func unwrittenDescription() -> String {
-        var rows: [ObjectIdentifier: _DirtyRow] = [:]
-        for taken in state.inFlight.values.joined() { rows[taken.object] = taken.row }
-        for (object, row) in state.dirty {
-            if var existing = rows[object] { existing.columns.formUnion(row.columns); rows[object] = existing } else { rows[object] = row }
-        }
-        let listed = rows.values.sorted { ($0.key.table, $0.key.id) < ($1.key.table, $1.key.id) }.map { row in
-            let names = row.columns.sorted().compactMap { row.table.column(forProperty: $0)?.name }
+        var rows: [ObjectIdentifier: (row: _DirtyRow, columns: _ColumnSet)] = [:]
+        for taken in state.inFlight.values.joined() { rows[taken.object] = (taken.row, taken.row.columns) }
+        for (object, row) in state.dirty { rows[object, default: (row, _ColumnSet())].columns.formUnion(row.columns) }
+        let listed = rows.values.sorted { ($0.row.key.table, $0.row.key.id) < ($1.row.key.table, $1.row.key.id) }.map { row, columns in
+            let names = columns.sorted().compactMap { row.table.column(forProperty: $0)?.name }
             return "\(row.table.definition.modelName) \(row.key.id): \(names.joined(separator: ", "))"
         }
         return "\(rows.count) changed row\(rows.count == 1 ? "" : "s") (\(listed.joined(separator: "; ")))"
@@ -480,11 +486,40 @@ extension Store {
 
 /// A row with changes not yet committed. It keeps its model alive until they are: a model the
 /// app drops right after changing it still has its changes written.
+///
+/// Its columns below 64 are also marked in the model's registrar (`pendingColumns`), so that a
+/// set of a column already pending finds it there without looking the row up. The two always
+/// agree while the row is pending (`mark`, `unmark`, `merge`), and the registrar's mark is
+/// cleared when the row stops being pending (taken for a commit, deleted): a mark without its
+/// column here would let a set go unwritten.
 struct _DirtyRow {
     let key: _RowKey
     let table: _Table
     let model: AnyObject
-    var columns: _ColumnSet
+    let registrar: ModelRegistrar
+    private(set) var columns = _ColumnSet()
+
+    init(key: _RowKey, table: _Table, model: AnyObject, registrar: ModelRegistrar) {
+        self.key = key
+        self.table = table
+        self.model = model
+        self.registrar = registrar
+    }
+
+    mutating func mark(_ column: Int) {
+        columns.insert(column)
+        registrar.pendingColumns.bitwiseOr(_ColumnSet.bit(column), ordering: .relaxed)
+    }
+
+    mutating func unmark(_ column: Int) {
+        columns.remove(column)
+        registrar.pendingColumns.bitwiseAnd(~_ColumnSet.bit(column), ordering: .relaxed)
+    }
+
+    mutating func merge(_ other: _ColumnSet) {
+        columns.formUnion(other)
+        registrar.pendingColumns.bitwiseOr(other.bits, ordering: .relaxed)
+    }
 }
 
 /// The changed properties of a row, by index: a bit mask for the first 64 (what a write marks
@@ -502,6 +537,11 @@ struct _ColumnSet: Sequence, Hashable {
     }
 
     var isEmpty: Bool { bits == 0 && (more?.isEmpty ?? true) }
+
+    /// The bit of property `index` in `bits` (0 for an index of 64 or more).
+    static func bit(_ index: Int) -> UInt64 {
+        index < 64 ? 1 << UInt64(index) : 0
+    }
 
     var count: Int { bits.nonzeroBitCount + (more?.count ?? 0) }
 

@@ -1,0 +1,3 @@
+#include "tether_bridge.h"
+
+int tether_observation_bridge = 1;
