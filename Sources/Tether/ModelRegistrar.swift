@@ -130,9 +130,10 @@ public final class ModelRegistrar: Sendable {
     /// `_Owner` and `adopt(_:)`).
     @usableFromInline let owner = Atomic<UInt>(0)
     /// The columns of the model's row with changes the store has not taken for a commit yet
-    /// (bit `i`: property `i`, for i < 64), as the persistence layer keeps them: a set of a
-    /// column already pending finds it here, beside the fields the setter has just read, and
-    /// looks nothing up. Owned by the persistence layer, on the model's owner.
+    /// (bit `i`: property `i` below 63; bit 63: any from 63 on; 0: the row is not pending), as
+    /// the persistence layer keeps them: a set finds here, beside the fields the setter has
+    /// just read, whether its column is pending already, and looks nothing up. Owned by the
+    /// persistence layer, on the model's owner.
     package let pendingColumns = Atomic<UInt64>(0)
     /// The model's row id in the store that holds it (0: not stored). Set by persistence.
     public let rowID = Atomic<Int64>(0)

@@ -176,7 +176,7 @@ struct SyncInterleavingTests {
                 let models = side.held.values.map { $0 as any Model } + (side.notes.values.last ?? []).map { $0 as any Model }
                 for model in models {
                     let marked = model._$registrar.pendingColumns.load(ordering: .relaxed)
-                    let pending = side.store.state.dirty[ObjectIdentifier(model)]?.columns.bits ?? 0
+                    let pending = side.store.state.dirty[ObjectIdentifier(model)]?.columns.marks ?? 0
                     if marked != pending {
                         Issue.record("seed \(seed), step \(step): \(type(of: model)) \(model.persistentID ?? 0) marks \(marked) pending, has \(pending)\n\(history.suffix(12).joined(separator: "\n"))")
                     }

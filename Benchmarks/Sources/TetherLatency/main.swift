@@ -409,13 +409,15 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-insert
 
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-p2" {
     // For profilers: P2's work, 100,000 changes over 10,000 stored models (10 each, round
-    // robin), then `flush()`, 5 times (not part of the tables). Prints each round's time.
+    // robin), then `flush()`, 5 times or as many as the next argument says (not part of the
+    // tables). Prints each round's time.
+    let rounds = CommandLine.arguments.count >= 3 ? Int(CommandLine.arguments[2])! : 5
     let path = temporaryDatabase("profile-p2")
     onMainThreadNow {
         let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
         let rows = Array(profileRows().prefix(10_000))
         try! store.insert(contentsOf: rows)
-        for round in 1...5 {
+        for round in 1...rounds {
             let start = monotonicNanoseconds()
             for k in 0..<100_000 { rows[k % rows.count].points = round * 1_000_000 + k }
             let set = monotonicNanoseconds()

@@ -46,19 +46,27 @@ extension Store {
             errorSubject.sendNext(state.closed ? .closed(path: path) : .readOnly(path: path))
             return
         }
-        // A column already pending is marked in the registrar (`_DirtyRow.columns`): nothing to
-        // look up. Otherwise one look-up of the row, marked in place when it is pending already.
-        let bit = _ColumnSet.bit(column)
-        if bit == 0 || registrar.pendingColumns.load(ordering: .relaxed) & bit == 0 {
-            if let pending = state.dirty.index(forKey: object) {
+        // The registrar's marks say whether the row is pending, and which of its columns
+        // (`_DirtyRow`): a column already pending needs nothing; a row not pending is added
+        // without looking for it first; only a new column of a pending row looks the row up.
+        let marked = registrar.pendingColumns.load(ordering: .relaxed)
+        if column >= 63 || marked & (1 << UInt64(column)) == 0 {
+            if marked != 0, let pending = state.dirty.index(forKey: object) {
                 state.dirty.values[pending].mark(column)
             } else {
                 let id = registrar.rowID.load(ordering: .relaxed)
                 guard id > 0 else { return }
                 var row = _DirtyRow(key: _RowKey(table: table.name, id: id), table: table, model: model, registrar: registrar)
                 row.mark(column)
-                state.dirty[object] = row
-                state.dirtyOrder.append(object)
+                if var earlier = state.dirty.updateValue(row, forKey: object) {
+                    // Pending without marks: they always agree, but if they did not, the
+                    // earlier columns would not be lost.
+                    assertionFailure("Tether: a pending row of \(table.name) without its marks")
+                    earlier.merge(row.columns)
+                    state.dirty[object] = earlier
+                } else {
+                    state.dirtyOrder.append(object)
+                }
             }
         }
         // A row a constraint refused may be fine now: it is tried again.
@@ -171,7 +179,7 @@ extension Store {
         let file = self.file
         let number = batch.number
         let updates = batch.updates
-        let tables = Set(updates.lazy.map(\.key.table))
+        let tables = batch.tables
         let work: @Sendable (Connection) -> StoreError? = { connection in
             do {
                 let changes: _ChangeSet
@@ -236,13 +244,21 @@ extension Store {
     /// is finished, its columns are "in flight": a reload does not overwrite them.
     func takeBatch() -> _Batch {
         var updates: [_Update] = []
-        var taken: [(ObjectIdentifier, _DirtyRow)] = []
-        // Rows that break their rules stay pending, unwritten.
-        var keptBack: [(ObjectIdentifier, _DirtyRow)] = []
-        for object in state.dirtyOrder {
-            guard let row = state.dirty[object] else { continue }
+        updates.reserveCapacity(state.dirty.count)
+        var taken: [_TakenRow] = []
+        taken.reserveCapacity(state.dirty.count)
+        // The UPDATE of the previous row, reused while rows of one table change the same columns.
+        var last: (table: _Table, columns: _ColumnSet, sql: String)?
+        var tables: Set<String> = []
+        // Each row is moved out of the pending ones (not copied); a row that breaks its rules is
+        // put back, unwritten, and so is one changed while the rows are taken (a model's rules
+        // are the app's code, which may change models).
+        let order = state.dirtyOrder
+        state.dirtyOrder = []
+        for object in order {
+            guard let row = state.dirty.removeValue(forKey: object) else { continue }
             if let invalid = invalidity(of: object, row) {
-                keptBack.append((object, row))
+                keepPending(object, row)
                 report(invalid, for: object)
                 continue
             }
@@ -251,23 +267,31 @@ extension Store {
                 // A value that cannot be stored (a related model not inserted yet, a number
                 // SQLite cannot hold): the row is kept back whole, and tried again.
                 state.unstorable.insert(object)
-                keptBack.append((object, row))
+                keepPending(object, row)
                 report(error, for: object)
                 continue
             }
             if !state.unstorable.isEmpty { state.unstorable.remove(object) }
             if !state.reportedInvalid.isEmpty { state.reportedInvalid[object] = nil }
             row.registrar.pendingColumns.store(0, ordering: .relaxed)   // no longer pending: taken
-            taken.append((object, row))
+            taken.append(_TakenRow(object: object, row: row))
             guard !encoded.isEmpty else { continue }
-            updates.append(_Update(key: row.key, sql: row.table.updateSQL(properties: encoded), arguments: arguments))
+            if last == nil || last!.table !== row.table || last!.columns != encoded {
+                last = (row.table, encoded, row.table.updateSQL(properties: encoded))
+                tables.insert(row.table.name)
+            }
+            updates.append(_Update(key: row.key, sql: last!.sql, arguments: arguments))
         }
-        state.dirty = Dictionary(uniqueKeysWithValues: keptBack)
-        state.dirtyOrder = keptBack.map(\.0)
-        let batch = _Batch(number: state.nextBatch, updates: updates, rows: taken.map { _TakenRow(object: $0.0, row: $0.1) })
+        let batch = _Batch(number: state.nextBatch, updates: updates, tables: tables, rows: taken)
         state.nextBatch += 1
         if !batch.rows.isEmpty { state.inFlight[batch.number] = batch.rows }
         return batch
+    }
+
+    /// Puts `row`, just taken out of the pending rows, back among them (after the rows already
+    /// there), merged with any change made to its model since.
+    private func keepPending(_ object: ObjectIdentifier, _ row: _DirtyRow) {
+        putBack(_TakenRow(object: object, row: row), first: false)
     }
 
     /// The changed properties of `row` that have a column, and their values in the order of
@@ -487,11 +511,11 @@ extension Store {
 /// A row with changes not yet committed. It keeps its model alive until they are: a model the
 /// app drops right after changing it still has its changes written.
 ///
-/// Its columns below 64 are also marked in the model's registrar (`pendingColumns`), so that a
-/// set of a column already pending finds it there without looking the row up. The two always
-/// agree while the row is pending (`mark`, `unmark`, `merge`), and the registrar's mark is
-/// cleared when the row stops being pending (taken for a commit, deleted): a mark without its
-/// column here would let a set go unwritten.
+/// Its columns are also marked in the model's registrar (`pendingColumns`, `_ColumnSet.marks`),
+/// so that a set finds there whether its row and column are pending without looking the row
+/// up. The two always agree (`mark`, `unmark`, `merge`; the marks are cleared when the row
+/// stops being pending: taken for a commit, deleted): a mark without its column here would let
+/// a set go unwritten, and a pending row without marks would be replaced by the next set.
 struct _DirtyRow {
     let key: _RowKey
     let table: _Table
@@ -508,17 +532,17 @@ struct _DirtyRow {
 
     mutating func mark(_ column: Int) {
         columns.insert(column)
-        registrar.pendingColumns.bitwiseOr(_ColumnSet.bit(column), ordering: .relaxed)
+        registrar.pendingColumns.store(columns.marks, ordering: .relaxed)
     }
 
     mutating func unmark(_ column: Int) {
         columns.remove(column)
-        registrar.pendingColumns.bitwiseAnd(~_ColumnSet.bit(column), ordering: .relaxed)
+        registrar.pendingColumns.store(columns.marks, ordering: .relaxed)
     }
 
     mutating func merge(_ other: _ColumnSet) {
         columns.formUnion(other)
-        registrar.pendingColumns.bitwiseOr(other.bits, ordering: .relaxed)
+        registrar.pendingColumns.store(columns.marks, ordering: .relaxed)
     }
 }
 
@@ -538,9 +562,11 @@ struct _ColumnSet: Sequence, Hashable {
 
     var isEmpty: Bool { bits == 0 && (more?.isEmpty ?? true) }
 
-    /// The bit of property `index` in `bits` (0 for an index of 64 or more).
-    static func bit(_ index: Int) -> UInt64 {
-        index < 64 ? 1 << UInt64(index) : 0
+    /// The set as a registrar marks it (`ModelRegistrar.pendingColumns`): bit `i` for property
+    /// `i` below 63, bit 63 for any property from 63 on. Zero only when the set is empty.
+    var marks: UInt64 {
+        let wide = bits >> 63 != 0 || !(more?.isEmpty ?? true)
+        return bits & ~(1 << 63) | (wide ? 1 << 63 : 0)
     }
 
     var count: Int { bits.nonzeroBitCount + (more?.count ?? 0) }
@@ -562,16 +588,24 @@ struct _ColumnSet: Sequence, Hashable {
         if let others = other.more { more = (more ?? []).union(others) }
     }
 
-    func makeIterator() -> IndexingIterator<[Int]> {
-        var indexes: [Int] = []
-        indexes.reserveCapacity(count)
-        var rest = bits
-        while rest != 0 {
-            indexes.append(rest.trailingZeroBitCount)
-            rest &= rest - 1
+    /// Walks the bits, then the others in ascending order (sorted only if there are any): a
+    /// row's columns are walked for every commit, with nothing allocated.
+    struct Iterator: IteratorProtocol {
+        var rest: UInt64
+        var more: IndexingIterator<[Int]>?
+
+        mutating func next() -> Int? {
+            if rest != 0 {
+                let index = rest.trailingZeroBitCount
+                rest &= rest - 1
+                return index
+            }
+            return more?.next()
         }
-        if let more { indexes += more.sorted() }
-        return indexes.makeIterator()
+    }
+
+    func makeIterator() -> Iterator {
+        Iterator(rest: bits, more: more.map { $0.sorted().makeIterator() })
     }
 }
 
@@ -592,6 +626,8 @@ struct _Update: Sendable {
 struct _Batch {
     let number: Int
     let updates: [_Update]
+    /// The tables of `updates`.
+    let tables: Set<String>
     let rows: [_TakenRow]
 }
 
