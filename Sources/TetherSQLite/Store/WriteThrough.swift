@@ -58,11 +58,12 @@ extension Store {
                 guard id > 0 else { return }
                 var row = _DirtyRow(key: _RowKey(table: table.name, id: id), table: table, model: model, registrar: registrar)
                 row.mark(column)
-                if var earlier = state.dirty.updateValue(row, forKey: object) {
+                let columns = row.columns
+                if var earlier = state.dirty.updateValue(consume row, forKey: object) {
                     // Pending without marks: they always agree, but if they did not, the
                     // earlier columns would not be lost.
                     assertionFailure("Tether: a pending row of \(table.name) without its marks")
-                    earlier.merge(row.columns)
+                    earlier.merge(columns)
                     state.dirty[object] = earlier
                 } else {
                     state.dirtyOrder.append(object)
