@@ -409,17 +409,19 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-insert
 
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-p2" {
     // For profilers: P2's work, 100,000 changes over 10,000 stored models (10 each, round
-    // robin), then `flush()`, 5 times or as many as the next argument says (not part of the
-    // tables). Prints each round's time.
+    // robin), then `flush()`, 5 times (not part of the tables). Prints each round's time.
+    // Optional arguments: the number of rounds, of models (10 changes each, at most 100,000),
+    // and `watch`: the store watches for external changes, as by default.
     let rounds = CommandLine.arguments.count >= 3 ? Int(CommandLine.arguments[2])! : 5
+    let models = CommandLine.arguments.count >= 4 ? Int(CommandLine.arguments[3])! : 10_000
     let path = temporaryDatabase("profile-p2")
     onMainThreadNow {
-        let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
-        let rows = Array(profileRows().prefix(10_000))
+        let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: CommandLine.arguments.count >= 5)
+        let rows = Array(profileRows().prefix(models))
         try! store.insert(contentsOf: rows)
         for round in 1...rounds {
             let start = monotonicNanoseconds()
-            for k in 0..<100_000 { rows[k % rows.count].points = round * 1_000_000 + k }
+            for k in 0..<(models * 10) { rows[k % rows.count].points = round * 10_000_000 + k }
             let set = monotonicNanoseconds()
             try! store.flush()
             let end = monotonicNanoseconds()
