@@ -258,6 +258,8 @@ extension Store {
         state.dirtyOrder = []
         for object in order {
             guard let row = state.dirty.removeValue(forKey: object) else { continue }
+            // No longer pending: a change made now (by the rules below) is a new pending row.
+            row.registrar.pendingColumns.store(0, ordering: .relaxed)
             if let invalid = invalidity(of: object, row) {
                 keepPending(object, row)
                 report(invalid, for: object)
@@ -274,7 +276,6 @@ extension Store {
             }
             if !state.unstorable.isEmpty { state.unstorable.remove(object) }
             if !state.reportedInvalid.isEmpty { state.reportedInvalid[object] = nil }
-            row.registrar.pendingColumns.store(0, ordering: .relaxed)   // no longer pending: taken
             taken.append(_TakenRow(object: object, row: row))
             guard !encoded.isEmpty else { continue }
             if last == nil || last!.table !== row.table || last!.columns != encoded {
@@ -290,7 +291,7 @@ extension Store {
     }
 
     /// Puts `row`, just taken out of the pending rows, back among them (after the rows already
-    /// there), merged with any change made to its model since.
+    /// there), merged with any change made to its model since, and marks it again.
     private func keepPending(_ object: ObjectIdentifier, _ row: _DirtyRow) {
         putBack(_TakenRow(object: object, row: row), first: false)
     }

@@ -79,10 +79,25 @@ final class WideRow {
 }
 extension WideRow: PersistentModel {}
 
-/// Write-through of a model whose properties go past the registrar's 63 bits of pending
-/// columns: every change is written, whichever properties share a bit.
-@Suite("Store: rows wider than 63 columns")
-struct WideRowTests {
+/// A model whose rules change it: a label's key is its name in lower case.
+@Model
+final class Label {
+    var name = ""
+    var key = ""
+}
+extension Label: PersistentModel {}
+extension Label: Validating {
+    func validate(_ rules: inout ValidationRules<Label>) {
+        if key != name.lowercased() { key = name.lowercased() }
+        rules.check(\.name, "not empty", !name.isEmpty)
+    }
+}
+
+/// The marks of pending columns in a stored model's registrar (`ModelRegistrar.pendingColumns`),
+/// which a set reads instead of looking its row up: whatever marks a column pending, every
+/// change is written.
+@Suite("Store: the registrar's marks of pending columns")
+struct PendingMarksTests {
     func stored(_ fixture: StoreFixture, _ id: Int64, _ column: String) throws -> Int64? {
         guard case .integer(let value)? = try fixture.another().rows("SELECT \(column) FROM WideRow WHERE id = ?", [.integer(id)]).first?.values[0] else { return nil }
         return value
@@ -110,5 +125,36 @@ struct WideRowTests {
         try store.flush()
         #expect(try [stored(fixture, id, "p69"), stored(fixture, id, "p63"), stored(fixture, id, "p62")] == [5, 6, 7])
         #expect(row._$registrar.pendingColumns.load(ordering: .relaxed) == 0, "nothing pending, nothing marked")
+    }
+
+    /// Rules are the app's code, and may change the model they check while its row is taken
+    /// for a commit: that change is a new pending row, marked as such, and the changes after it
+    /// are written too.
+    @Test func aChangeMadeByTheModelsOwnRulesWhileItsRowIsTakenStaysPendingAndMarked() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let label = Label()
+        label.name = "a"
+        try store.insert(label)
+        try store.flush()
+        let id = try #require(label.persistentID)
+        let object = ObjectIdentifier(label)
+        func row() throws -> [SQLiteValue]? {
+            try fixture.another().rows("SELECT name, key FROM Label WHERE id = ?", [.integer(id)]).first?.values
+        }
+
+        label.name = "Ab"
+        // The end of a turn's commit, alone: its rules set the key as the row is taken.
+        try store.commitPending(synchronously: false)
+        #expect(label.key == "ab")
+        #expect(store.state.dirty[object]?.columns.marks == 2, "the key, pending for the next commit")
+        #expect(label._$registrar.pendingColumns.load(ordering: .relaxed) == 2, "and marked")
+        label.key = "x"            // changed again before the next commit
+        try store.flush()
+        #expect(try row() == [.text("Ab"), .text("ab")], "the rules ran again")
+        label.name = "Cd"
+        try store.flush()
+        #expect(try row() == [.text("Cd"), .text("cd")])
+        #expect(store.pendingRowCount == 0 && label._$registrar.pendingColumns.load(ordering: .relaxed) == 0)
     }
 }
