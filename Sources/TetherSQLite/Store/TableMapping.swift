@@ -136,12 +136,7 @@ final class _Table: @unchecked Sendable {
             guard let type = type as? any PersistentModel.Type, let store = box.store else { return nil }
             return try? store.related(type, id: id)
         }
-        // Called on every set of a stored model. `unowned(unsafe)`: the table is used only once
-        // the store is known to be alive (`box.store` first), and a live store holds every table
-        // whose hooks a model can hold (`state.tables`: a table leaves it only when its set-up
-        // fails, before any model is given its hooks). A checked `unowned` would retain and
-        // release the table on every set.
-        let changed: @Sendable (AnyObject, ModelRegistrar, Int) -> Void = { [unowned(unsafe) self] model, registrar, index in
+        let changed: @Sendable (AnyObject, ModelRegistrar, Int) -> Void = { [unowned self] model, registrar, index in
             box.store?.changed(model, registrar, column: index, table: self)
         }
         liveHook = _PersistenceHook(changed: changed, resolve: resolve)
