@@ -276,13 +276,14 @@ extension Store {
             }
             if !state.unstorable.isEmpty { state.unstorable.remove(object) }
             if !state.reportedInvalid.isEmpty { state.reportedInvalid[object] = nil }
-            taken.append(_TakenRow(object: object, row: row))
-            guard !encoded.isEmpty else { continue }
-            if last == nil || last!.table !== row.table || last!.columns != encoded {
-                last = (row.table, encoded, row.table.updateSQL(properties: encoded))
-                tables.insert(row.table.name)
+            if !encoded.isEmpty {
+                if last == nil || last!.table !== row.table || last!.columns != encoded {
+                    last = (row.table, encoded, row.table.updateSQL(properties: encoded))
+                    tables.insert(row.table.name)
+                }
+                updates.append(_Update(key: row.key, sql: last!.sql, arguments: arguments))
             }
-            updates.append(_Update(key: row.key, sql: last!.sql, arguments: arguments))
+            taken.append(_TakenRow(object: object, row: consume row))
         }
         let batch = _Batch(number: state.nextBatch, updates: updates, tables: tables, rows: taken)
         state.nextBatch += 1
@@ -304,13 +305,13 @@ extension Store {
         arguments.reserveCapacity(row.columns.count + 1)
         var encoded = _ColumnSet()
         var failures: [ValidationError.Failure] = []
-        for index in row.columns {
-            guard let column = row.table.column(forProperty: index) else { continue }
+        for index in row.columns where row.table.persistsProperty(index) {
             do {
                 arguments.append(try row.table.encode(property: index, of: row.model))
                 encoded.insert(index)
             } catch {
-                failures.append(ValidationError.Failure(property: column.propertyName, rule: StoreError.wrap(error).description))
+                let name = row.table.column(forProperty: index)?.propertyName
+                failures.append(ValidationError.Failure(property: name, rule: StoreError.wrap(error).description))
             }
         }
         if thenID { arguments.append(.integer(row.key.id)) }
