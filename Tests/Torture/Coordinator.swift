@@ -87,6 +87,15 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
     }
     chmod(directory, 0o777)
     chmod(path, 0o666)
+    // The file belongs to the workers' user ("nobody", see `runWorker`). SQLite running as root
+    // (this process's lock holds, the sqlite3 shell) gives the `-wal` and `-shm` it creates to
+    // the database file's owner, with the file's mode at that moment: owned by root, a 0444
+    // `-shm` made during a read-only spell could never be written by a worker again (a store
+    // gives such a file back the database file's mode only if it owns it), and every worker
+    // would stay read-only to the end.
+    if geteuid() == 0 {
+        for file in [directory, path, path + "-wal", path + "-shm"] { _ = chown(file, 65534, 65534) }
+    }
 
     /// Starts worker `index` (again, after a kill: a new incarnation with its own operations).
     func start(_ index: Int, incarnation: Int, operations: Int) throws -> WorkerProcess {

@@ -247,11 +247,13 @@ func runWorker(_ options: WorkerOptions) -> Never {
     stopThread.update { $0 = true }
     threadEnded.wait()
 
-    // Everything it changed is committed before it says done.
+    // Everything it changed is committed before it says done; only a flush that returned
+    // acknowledges it.
     var attempts = 0
     while true {
         do {
             try store.flush()
+            say("a")
             break
         } catch {
             attempts += 1
@@ -263,7 +265,6 @@ func runWorker(_ options: WorkerOptions) -> Never {
         }
     }
     scheduler.advance()
-    say("a")
     say("done \(errors.value)")
 
     // All writers have stopped: catch up, then every live model must equal its row.
