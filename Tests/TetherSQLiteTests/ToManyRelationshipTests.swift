@@ -412,6 +412,78 @@ struct ToManyRelationshipTests {
         #expect(try fixture.another().rows("SELECT sheet_id FROM Entry").map(\.values) == [[.integer(d.persistentID!)]])
     }
 
+    /// The same when another program deletes the parent and then inserts a new row under the
+    /// same id (the sqlite3 shell can name the id; so can SQLite, for a table made without
+    /// AUTOINCREMENT): the move names the deleted parent, not the new row that has its id. It
+    /// is dropped and said, whether the store has looked before the commit or not, and even
+    /// when the deleted parent's model was freed meanwhile; an insert naming that parent fails
+    /// as it does when the id is free. The new row is left alone.
+    @Test func aMoveToAParentDeletedElsewhereIsDroppedWhenAnotherRowTakesItsID() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1]))
+        try store.flush()
+        let (errors, _) = record(store.errors)
+        let entry = a.entries[0]
+        let aID = try #require(a.persistentID)
+        func replaceElsewhere(_ id: Int64) throws {
+            let other = try fixture.another()
+            try other.execute("DELETE FROM Sheet WHERE id = \(id)")
+            try other.execute("INSERT INTO Sheet (id, title) VALUES (\(id), 'new')")
+        }
+        func rowSheets() throws -> [[SQLiteValue]] { try fixture.another().rows("SELECT sheet_id FROM Entry ORDER BY id").map(\.values) }
+
+        // Not looked at before the commit.
+        let b = try store.insert(sheet("b", []))
+        try store.flush()
+        let bID = try #require(b.persistentID)
+        try replaceElsewhere(bID)
+        b.entries.append(entry)
+        try store.flush()
+        #expect(errors.values == [.deleted(model: "Sheet", id: bID)])
+        #expect(entry.sheet === a && labels(a) == ["a1"] && b.entries.isEmpty)
+        #expect(try rowSheets() == [[.integer(aID)]], "the new row with b's id did not get the entry")
+        #expect(store.pendingRowCount == 0)
+        try store.refresh()
+        #expect(b.persistentID == nil)
+        #expect(try store.load(Sheet.self, id: bID)?.entries.isEmpty == true)
+
+        // Looked at before the commit, the deleted parent's model freed meanwhile.
+        var c: Sheet? = try store.insert(sheet("c", []))
+        try store.flush()
+        let cID = try #require(c?.persistentID)
+        c!.entries.append(entry)
+        c = nil
+        try replaceElsewhere(cID)
+        try store.refresh()
+        try store.flush()
+        #expect(errors.values.dropFirst() == [.deleted(model: "Sheet", id: cID)])
+        #expect(entry.sheet === a && labels(a) == ["a1"])
+        #expect(try rowSheets() == [[.integer(aID)]])
+        #expect(try store.load(Sheet.self, id: cID)?.entries.isEmpty == true)
+
+        // An insert naming a parent deleted elsewhere fails the same whether its id is free or
+        // taken by a new row.
+        func insertNaming(_ parent: Sheet) -> StoreError? {
+            let child = Entry()
+            child.label = "late"
+            child.sheet = parent
+            do {
+                try store.insert(child)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let d = try store.insert(sheet("d", [])), e = try store.insert(sheet("e", []))
+        try store.flush()
+        try fixture.another().execute("DELETE FROM Sheet WHERE id = \(d.persistentID!)")
+        try replaceElsewhere(e.persistentID!)
+        let free = insertNaming(d), taken = insertNaming(e)
+        #expect(free != nil && taken == free, "\(String(describing: free)) and \(String(describing: taken))")
+        #expect(try fixture.another().rows("SELECT COUNT(*) FROM Entry WHERE label = 'late'").first?.values == [.integer(0)])
+    }
+
     /// The move waits (the database was locked) when the deletion of its parent arrives: the
     /// move is dropped then, said, and the child is back where its row is.
     @Test func aMoveWaitingWhenItsParentIsDeletedElsewhereIsDropped() throws {

@@ -406,6 +406,14 @@ public final class Store {
         // The rows are bound straight from the models, on the writer queue, while this thread
         // waits for it (see `_WaitingModels`): no copy of the values in between.
         let models = _WaitingModels(objects: objects, indices: fresh)
+        // The rows their to-one relationships name: none may have been deleted since the store
+        // last looked (another row may have its id by now; see `namingDeletedRows`).
+        let named = table.references.isEmpty ? [] : fresh.flatMap { index in
+            table.references.compactMap { reference -> _RowKey? in
+                guard case .integer(let id)? = try? table.encode(property: reference.property, of: objects[index]) else { return nil }
+                return _RowKey(table: reference.table, id: id)
+            }
+        }
         let sql = table.insertSQL
         let count = fresh.count
         let tracker = self.tracker
@@ -416,6 +424,9 @@ public final class Store {
             // Many rows: the tracker runs this with the triggers off and logs ranges of ids.
             let (ids, changes) = try file.write(connection) {
                 try tracker.insert(connection, into: tableName, count: count) {
+                    if !named.isEmpty, try !tracker.deletedSinceLastLook(connection, among: named).isEmpty {
+                        throw SQLiteError.foreignKeyToDeletedRow
+                    }
                     let statement = try connection.cachedStatement(sql)
                     var ids: [Int64] = []
                     ids.reserveCapacity(count)

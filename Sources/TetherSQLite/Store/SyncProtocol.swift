@@ -238,9 +238,13 @@ extension Store {
         // A row this look's own transaction inserted: what others did before is about an earlier
         // row with the same id, whose model the insert already marked deleted.
         let insertedHere = set.entries.filter { $0.isLocal && $0.kind == .insert }
+        // Rows deleted, whether their models are in memory or not: a change here naming one
+        // can never be written (another row may have its id by now).
+        var gone: Set<_RowKey> = []
         for key in set.externalKeys {
             if !state.rowStamps.isEmpty, let newer = state.rowStamps[key], newer >= stamp { continue }
             if !insertedHere.isEmpty, insertedHere.contains(where: { $0.table == key.table && $0.rowIDs.contains(key.id) }) { continue }
+            if set.deletedKeys.contains(key) { gone.insert(key) }
             guard let model = state.identity[key] as? any Model,
                   let table = state.tablesByName[key.table] else { continue }
             if set.deletedKeys.contains(key) {
@@ -254,7 +258,8 @@ extension Store {
             // Otherwise the look did not read the row (its table was not the store's yet).
         }
         let children = state.toManyByChild.isEmpty ? [:] : newChildren(in: set)
-        guard !updates.isEmpty || !deletions.isEmpty || !children.isEmpty else { return }
+        let dropping = !gone.isEmpty && !state.dirty.isEmpty
+        guard !updates.isEmpty || !deletions.isEmpty || !children.isEmpty || dropping else { return }
         let inFlight = state.inFlight.isEmpty && committed.isEmpty ? [:] : inFlightColumns(and: committed)
         // One model transaction: computed properties, over several rows and collections, see
         // the whole change at once.
@@ -268,9 +273,9 @@ extension Store {
             }
             for deletion in deletions { markDeleted(deletion.model, key: deletion.key, table: deletion.table) }
             loadNewChildren(children, of: set, inFlight: inFlight)
-            if !state.dirty.isEmpty, !deletions.isEmpty {
+            if !state.dirty.isEmpty, !gone.isEmpty {
                 // Changes here that name a row deleted there can never be written.
-                let deleted = Set(deletions.map(\.key))
+                let deleted = gone
                 let tables = Set(deleted.map(\.table))
                 let naming = state.dirty.compactMap { object, row in
                     row.table.columns.contains { $0.relation.map { tables.contains($0.target._tableName) } ?? false } ? object : nil

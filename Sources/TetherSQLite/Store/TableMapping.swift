@@ -82,6 +82,10 @@ final class _Table: @unchecked Sendable {
     let selectColumns: String
     let selectByIDSQL: String
     private let columnByProperty: [Int: ColumnDefinition]
+    /// The properties stored as to-one relationships (a row id of another table), each with
+    /// the related table: a commit checks that the rows they name were not deleted since the
+    /// store last looked (see `Store.encode`).
+    let references: [(property: Int, table: String)]
     /// The position in `columns` of each property's column, by property index (nil: transient).
     private let positionByProperty: [Int?]
     private let updateSQLCache = _Locked<[_ColumnSet: String]>([:])
@@ -128,6 +132,9 @@ final class _Table: @unchecked Sendable {
         }
         self.columnByProperty = byProperty
         self.positionByProperty = positions
+        self.references = zip(definition.columns, columns).compactMap { column, io in
+            io.relation.map { (column.propertyIndex, $0.target._tableName) }
+        }
         // A hook lives as long as a model holding it, maybe longer than the store: it reaches the
         // store through the box (which does not keep it alive), and the table only while the
         // store (which holds the table) is alive.

@@ -188,14 +188,18 @@ extension Store {
                 do {
                     changes = try file.write(connection) {
                         try tracker.update(connection, count: updates.count, tables: tables) { () throws -> [_RowKey] in
-                            // A row deleted elsewhere is not written (its id may be a new row's).
+                            // A row deleted elsewhere is not written (its id may be a new row's),
+                            // nor one naming a row deleted elsewhere (see `namingDeletedRows`).
                             let gone = try tracker.deletedSinceLastLook(connection, among: updates.lazy.map(\.key))
+                            let naming = try Self.namingDeletedRows(updates, connection, tracker: tracker)
+                            rejected = naming
                             var written: [_RowKey] = []
                             written.reserveCapacity(updates.count)
                             // Rows of one table with the same changed columns share their UPDATE:
                             // it is looked up in the statement cache once for them.
                             var statement: (sql: String, prepared: Statement)?
                             for update in updates where !gone.contains(update.key) {
+                                if !naming.isEmpty, naming.contains(where: { $0.key == update.key }) { continue }
                                 if statement?.sql != update.sql {
                                     statement = (update.sql, try connection.cachedStatement(update.sql))
                                 }
@@ -265,7 +269,7 @@ extension Store {
                 report(invalid, for: object)
                 continue
             }
-            let (encoded, arguments, unstorable) = encode(row, thenID: true)
+            let (encoded, arguments, references, unstorable) = encode(row, thenID: true)
             if let error = unstorable {
                 // A value that cannot be stored (a related model not inserted yet, a number
                 // SQLite cannot hold): the row is kept back whole, and tried again.
@@ -281,7 +285,7 @@ extension Store {
                     last = (row.table, encoded, row.table.updateSQL(properties: encoded))
                     tables.insert(row.table.name)
                 }
-                updates.append(_Update(key: row.key, sql: last!.sql, arguments: arguments))
+                updates.append(_Update(key: row.key, sql: last!.sql, arguments: arguments, references: references))
             }
             taken.append(_TakenRow(object: object, row: consume row))
         }
@@ -298,17 +302,24 @@ extension Store {
     }
 
     /// The changed properties of `row` that have a column, and their values in the order of
-    /// their indexes (and the row's id after them, `thenID`: an UPDATE's arguments), or why some
-    /// cannot be stored.
-    func encode(_ row: _DirtyRow, thenID: Bool = false) -> (properties: _ColumnSet, arguments: [SQLiteValue], unstorable: ValidationError?) {
+    /// their indexes (and the row's id after them, `thenID`: an UPDATE's arguments), the rows
+    /// its changed to-one relationships name, or why some cannot be stored.
+    func encode(_ row: _DirtyRow, thenID: Bool = false)
+        -> (properties: _ColumnSet, arguments: [SQLiteValue], references: [_RowKey], unstorable: ValidationError?) {
         var arguments: [SQLiteValue] = []
         arguments.reserveCapacity(row.columns.count + 1)
         var encoded = _ColumnSet()
+        var references: [_RowKey] = []
         var failures: [ValidationError.Failure] = []
+        let related = row.table.references
         for index in row.columns where row.table.persistsProperty(index) {
             do {
-                arguments.append(try row.table.encode(property: index, of: row.model))
+                let value = try row.table.encode(property: index, of: row.model)
+                arguments.append(value)
                 encoded.insert(index)
+                if !related.isEmpty, case .integer(let id) = value, let reference = related.first(where: { $0.property == index }) {
+                    references.append(_RowKey(table: reference.table, id: id))
+                }
             } catch {
                 let name = row.table.column(forProperty: index)?.propertyName
                 failures.append(ValidationError.Failure(property: name, rule: StoreError.wrap(error).description))
@@ -316,7 +327,7 @@ extension Store {
         }
         if thenID { arguments.append(.integer(row.key.id)) }
         let unstorable = failures.isEmpty ? nil : ValidationError(model: row.table.definition.modelName, id: row.key.id, failures: failures)
-        return (encoded, arguments, unstorable)
+        return (encoded, arguments, references, unstorable)
     }
 
     /// Batch `number`'s commit is over (done or failed): its columns are no longer in flight.
@@ -353,6 +364,8 @@ extension Store {
         let changes = try file.write(connection) {
             try tracker.write(connection, { () throws -> Set<_RowKey> in
                 var left = try tracker.deletedSinceLastLook(connection, among: updates.lazy.map(\.key))
+                rejected = try namingDeletedRows(updates, connection, tracker: tracker)
+                left.formUnion(rejected.map(\.key))
                 for update in updates where !left.contains(update.key) {
                     try connection.execute("SAVEPOINT tether_row")
                     do {
@@ -372,6 +385,23 @@ extension Store {
         return (rejected, changes)
     }
 
+    /// The updates among `updates` whose changed to-one relationships name rows deleted since
+    /// the store last looked at the log, each with those rows: they are not written. The
+    /// database would take them when another row has the deleted row's id by now (the sqlite3
+    /// shell can give it, and SQLite does for a table made without AUTOINCREMENT), and the
+    /// change would name that row instead; like a change the foreign key refuses, each is
+    /// dropped when the batch's outcome is applied (see `reject`).
+    static func namingDeletedRows(_ updates: [_Update], _ connection: Connection, tracker: _ChangeTracker) throws -> [_Rejected] {
+        let named = updates.lazy.flatMap(\.references)
+        guard !named.isEmpty else { return [] }
+        let deleted = try tracker.deletedSinceLastLook(connection, among: Array(named))
+        guard !deleted.isEmpty else { return [] }
+        return updates.compactMap { update in
+            let gone = Set(update.references.filter(deleted.contains))
+            return gone.isEmpty ? nil : _Rejected(key: update.key, error: .foreignKeyToDeletedRow, deleted: gone)
+        }
+    }
+
     /// The rows of committed batch `number` that a constraint refused: back among the pending
     /// changes, marked invalid (reported on `errors`), and no longer in flight.
     func reject(_ rejected: [_Rejected], of rows: [_TakenRow]) {
@@ -383,7 +413,7 @@ extension Store {
             state.rejected[taken.object] = error
             if refusal.error.message.contains("FOREIGN KEY") {
                 // A relationship naming a row deleted meanwhile: dropped, not kept back forever.
-                dropChangesNamingMissingRows(of: CollectionOfOne(taken.object))
+                dropChangesNamingMissingRows(of: CollectionOfOne(taken.object), deleted: refusal.deleted.isEmpty ? nil : refusal.deleted)
                 guard state.rejected[taken.object] != nil else { continue }
             }
             report(error, for: taken.object)
@@ -622,6 +652,9 @@ struct _Update: Sendable {
     let key: _RowKey
     let sql: String
     let arguments: [SQLiteValue]
+    /// The rows the changed to-one relationships name: an update naming one deleted since the
+    /// store last looked is not written (its id may be a new row's).
+    var references: [_RowKey] = []
 }
 
 /// The changes committed in one transaction: `updates` cross to the writer queue; `rows` stay on
@@ -639,4 +672,13 @@ struct _Batch {
 struct _Rejected: Sendable {
     let key: _RowKey
     let error: SQLiteError
+    /// For a row left out because a relationship names rows deleted since the store last
+    /// looked: those rows.
+    var deleted: Set<_RowKey> = []
+}
+
+extension SQLiteError {
+    /// What a write naming a row deleted since the store last looked fails with: the error the
+    /// foreign key gives when the row's id is free (see `Store.namingDeletedRows`).
+    static let foreignKeyToDeletedRow = SQLiteError(code: .constraintForeignKey, message: "FOREIGN KEY constraint failed")
 }
