@@ -95,6 +95,16 @@ private func sheet(_ title: String, _ amounts: [Int]) -> Sheet {
 
 private func labels(_ sheet: Sheet) -> [String] { sheet.entries.map(\.label) }
 
+/// Has another program move the first entry this store inserts, from within the insert (see
+/// `aChildMovedElsewhereWhileItsParentIsInsertedEndsWhereItsRowSays`).
+@Model
+final class Mover {
+    @Transient var store: Store?
+    @Transient var other: Connection?
+    @Transient var parentID: Int64 = 0
+    @Transient var moved: Int64?
+}
+
 @Suite("To-many relationships")
 struct ToManyRelationshipTests {
     /// Inserting a parent inserts the children in its collection, naming it; a second store
@@ -482,6 +492,35 @@ struct ToManyRelationshipTests {
         let free = insertNaming(d), taken = insertNaming(e)
         #expect(free != nil && taken == free, "\(String(describing: free)) and \(String(describing: taken))")
         #expect(try fixture.another().rows("SELECT COUNT(*) FROM Entry WHERE label = 'late'").first?.values == [.integer(0)])
+    }
+
+    /// A child inserted with its parent and moved to another parent by another program before
+    /// the insert returns (here an observer of `committedChanges` has the program move it, and
+    /// refreshes, so the move is applied inside the insert): the child ends in the collection
+    /// its row names, only there, and names that parent.
+    @Test func aChildMovedElsewhereWhileItsParentIsInsertedEndsWhereItsRowSays() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1]))
+        try store.flush()
+        let aID = try #require(a.persistentID)
+        let other = try fixture.another()
+        let mover = Mover()
+        (mover.store, mover.other, mover.parentID) = (store, other, aID)
+        let subscription = store.committedChanges.subscribe(with: mover, next: { mover, change in
+            guard mover.moved == nil, change.table == "Entry", change.kind == .insert else { return }
+            mover.moved = change.rowID
+            try? mover.other?.execute("UPDATE Entry SET sheet_id = \(mover.parentID), position = 15 WHERE id = \(change.rowID)")
+            try? mover.store?.refresh()
+        })
+        defer { subscription.dispose() }
+        let b = try store.insert(sheet("b", [2]))
+        let entry = try #require(try store.load(Entry.self, id: mover.moved ?? 0))
+        #expect(entry.label == "b1")
+        #expect(entry.sheet === a, "named where its row says")
+        #expect(labels(a) == ["a1", "b1"] && b.entries.isEmpty)
+        #expect(store.pendingRowCount == 0)
+        #expect(try other.rows("SELECT sheet_id FROM Entry WHERE label = 'b1'").map(\.values) == [[.integer(aID)]])
     }
 
     /// The move waits (the database was locked) when the deletion of its parent arrives: the

@@ -463,10 +463,18 @@ public final class Store {
             for index in fresh { placeEverywhere(objects[index], table) }
         }
         if state.toManyByParent[tableName] != nil {
-            try insertChildren(of: fresh.map { objects[$0] }, table: table)
+            do {
+                try insertChildren(of: fresh.map { objects[$0] }, table: table)
+            } catch {
+                if state.insertingChildren == 0 { drain() }
+                throw error
+            }
         }
         pruneLogIfDue()
-        drain()
+        // Children inserted with their parents: what happened since is applied by the parents'
+        // insert, once it has placed them (a child moved elsewhere meanwhile must leave the
+        // collection it was inserted from, which names it only then).
+        if state.insertingChildren == 0 { drain() }
     }
 
     /// Has the writer queue prune the change log after this write, if it is due (in a
