@@ -7,22 +7,39 @@ import TetherTestSupport
 /// (a to-many relationship with a cascade rule and an order): entries inserted, appended to and
 /// removed from collections, given other sheets, reordered, changed and deleted, sheets inserted
 /// and deleted (after syncing, or while the other store still works with them: SQLite may give
-/// a deleted sheet's id to the next one), with flushes, refreshes and turns at random; a write
+/// a deleted sheet's id to the next one), with flushes, refreshes and turns at random, and the
+/// other store's changes applied in the middle of a write (an observer that refreshes); a write
 /// the database or the store refuses (an entry given to a sheet deleted elsewhere) is an error,
 /// not a failure. After each round of syncing, every live
 /// sheet of each store holds exactly the entries its row has, in the declared order, each naming
 /// it, and its total is their sum; in memory, at every step, each entry in a collection names
 /// its sheet. A failing seed replays: `TETHER_SEEDS=421 swift test --filter replaySeeds`.
+/// Something to run from an observer of `committedChanges` (see `ToManyInterleavingTests.Side`).
+@Model
+final class Interruption {
+    @Transient var run: (() -> Void)?
+}
+
 @Suite("To-many relationships: seeded work of two stores")
 struct ToManyInterleavingTests {
     final class Side {
         let scheduler = TestScheduler()
         let store: Store
         var sheets: [Sheet] = []
+        /// Run once at the store's next committed change, inside the write that makes it.
+        let interruption = Interruption()
+        let subscription: any Disposable
 
         init(path: String) throws {
             store = try Store(path: path, scheduler: scheduler, watchesExternalChanges: false)
+            subscription = store.committedChanges.subscribe(with: interruption, next: { interruption, _ in
+                let run = interruption.run
+                interruption.run = nil
+                run?()
+            })
         }
+
+        deinit { subscription.dispose() }
 
         var liveSheets: [Sheet] { sheets.filter { $0.persistentID != nil } }
         var liveEntries: [Entry] { liveSheets.flatMap(\.entries).filter { $0.persistentID != nil } }
@@ -103,7 +120,7 @@ struct ToManyInterleavingTests {
             let side = sides[which]
             let sheets = side.liveSheets
             let entries = side.liveEntries
-            let operation = random.below(15)
+            let operation = random.below(16)
             if trace {
                 print("step \(step) store \(which) op \(operation) sheets \(sheets.map { "\($0.persistentID!):\($0.entries.map { "\($0.persistentID ?? 0)" })" })")
             }
@@ -153,6 +170,15 @@ struct ToManyInterleavingTests {
                 try side.store.refresh()
             case 14:
                 side.scheduler.advance()
+            case 15:
+                // At this store's next committed change, inside the write: the other store
+                // writes what it has pending, and this one looks (as an observer that refreshes
+                // would), so the other's changes apply in the middle of this one's write.
+                let other = sides[1 - which]
+                side.interruption.run = { [unowned side] in
+                    try? other.store.flush()
+                    try? side.store.refresh()
+                }
             default:
                 try sync()
                 try check("after step \(step)")

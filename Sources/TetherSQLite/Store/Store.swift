@@ -441,7 +441,13 @@ public final class Store {
             return (ids, inbox.push(.changes(changes)))
         }
         // What happened before the insert is applied first; then the new models are attached
-        // (replacing the model of a deleted row whose id SQLite gave again); then the insert.
+        // (replacing the model of a deleted row whose id SQLite gave again) and placed in their
+        // parents' collections, their children inserted; then the insert, and what happened
+        // since. Until then nothing later is applied, even by an observer that refreshes while
+        // the earlier events are applied: it would meet models that do not have their rows yet
+        // (and make others for them), or children not placed yet.
+        let ceiling = state.drainCeiling
+        state.drainCeiling = Swift.min(ceiling, stamp)
         drain(before: stamp)
         let hook = table.liveHook!
         let live = state.identity.rows(table.name, endedModels: table.endedModels)
@@ -466,15 +472,16 @@ public final class Store {
             do {
                 try insertChildren(of: fresh.map { objects[$0] }, table: table)
             } catch {
-                if state.insertingChildren == 0 { drain() }
+                state.drainCeiling = ceiling
+                drain()
                 throw error
             }
         }
+        state.drainCeiling = ceiling
         pruneLogIfDue()
-        // Children inserted with their parents: what happened since is applied by the parents'
-        // insert, once it has placed them (a child moved elsewhere meanwhile must leave the
-        // collection it was inserted from, which names it only then).
-        if state.insertingChildren == 0 { drain() }
+        // (Children inserted with their parents: up to the parents' insert only, which applies
+        // the rest once it has placed them.)
+        drain()
     }
 
     /// Has the writer queue prune the change log after this write, if it is due (in a
@@ -662,6 +669,10 @@ public final class Store {
         } catch {
             throw StoreError.wrap(error)
         }
+        // What happened before is applied first, then the delete; nothing later until its
+        // models are marked (see `insert`).
+        let ceiling = state.drainCeiling
+        state.drainCeiling = Swift.min(ceiling, stamp)
         drain(before: stamp)
         quietTransaction {
             // What the delete rules did: the rows deleted with it, and those nullified.
@@ -673,6 +684,7 @@ public final class Store {
             nullifyRelationships(to: tableName, id: id, in: changed)
             markDeleted(model, key: _RowKey(table: table.name, id: id), table: table)
         }
+        state.drainCeiling = ceiling
         state.fileLostReported = false
         pruneLogIfDue()
         drain()

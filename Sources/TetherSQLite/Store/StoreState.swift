@@ -58,6 +58,9 @@ final class _StoreState {
     /// How many `insertChildren` are inserting the children of parents just inserted (they
     /// place them all at once after).
     var insertingChildren = 0
+    /// While a write attaches its models (see `Store.insert`): events at or after this stamp
+    /// wait, even for a `drain` called from within (an observer that refreshes).
+    var drainCeiling: UInt64 = .max
     /// Collections with children appended whose insert failed: tried again at the next commit.
     var unsavedCollections: [_CollectionKey: (parent: _WeakModel, relation: _ToMany)] = [:]
     /// How many `quietTransaction`s are running.

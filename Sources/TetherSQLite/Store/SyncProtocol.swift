@@ -155,6 +155,7 @@ extension Store {
     /// `limit` (all of them by default). May be called again from within (an observer that
     /// flushes, say): the inner call goes on with the next events, in order.
     func drain(before limit: UInt64 = .max) {
+        let limit = Swift.min(limit, state.drainCeiling)
         while let item = inbox.pop(before: limit) {
             process(item)
         }
