@@ -120,7 +120,7 @@ struct ToManyInterleavingTests {
             let side = sides[which]
             let sheets = side.liveSheets
             let entries = side.liveEntries
-            let operation = random.below(16)
+            let operation = random.below(19)
             if trace {
                 print("step \(step) store \(which) op \(operation) sheets \(sheets.map { "\($0.persistentID!):\($0.entries.map { "\($0.persistentID ?? 0)" })" })")
             }
@@ -170,6 +170,24 @@ struct ToManyInterleavingTests {
                 try side.store.refresh()
             case 14:
                 side.scheduler.advance()
+            case 16 where !entries.isEmpty:
+                // The entry with the largest id deleted, and a new one added at once: SQLite
+                // gives it the same id, which the other store may still know as the old entry.
+                let last = entries.max { ($0.persistentID ?? 0) < ($1.persistentID ?? 0) }!
+                try side.store.delete(last)
+                sheets[random.below(sheets.count)].entries.append(newEntry())
+            case 17:
+                // An entry loaded by its id on its own (it joins its sheet's collection, if live).
+                let top = (try? reader.scalar("SELECT max(id) FROM Entry", as: Int64.self)) ?? nil
+                if let top, top > 0 { _ = try side.store.load(Entry.self, id: Int64(random.within(1...Int(top)))) }
+            case 18 where !sheets.isEmpty:
+                // The same for a sheet: the one with the largest id deleted, a new one inserted.
+                let last = sheets.max { ($0.persistentID ?? 0) < ($1.persistentID ?? 0) }!
+                try side.store.delete(last)
+                let sheet = Sheet()
+                sheet.entries = (0..<random.below(3)).map { _ in newEntry() }
+                try side.store.insert(sheet)
+                side.sheets.append(sheet)
             case 15:
                 // At this store's next committed change, inside the write: the other store
                 // writes what it has pending, and this one looks (as an observer that refreshes

@@ -496,6 +496,29 @@ struct ToManyRelationshipTests {
         #expect(try fixture.another().rows("SELECT COUNT(*) FROM Entry WHERE label = 'late'").first?.values == [.integer(0)])
     }
 
+    /// A move waiting when this store inserts a parent that gets the id of the parent the move
+    /// named (another program deleted it, and SQLite gives its id again): the move named the
+    /// deleted parent, so it is dropped and said, not written into the new one.
+    @Test func aMoveNamingAParentWhoseIDThisStoresInsertGetsIsDropped() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1]))
+        let b = try store.insert(sheet("b", []))
+        try store.flush()
+        let (errors, _) = record(store.errors)
+        let entry = a.entries[0]
+        let bID = try #require(b.persistentID)
+        b.entries.append(entry)                                    // pending
+        try fixture.another().execute("DELETE FROM Sheet WHERE id = \(bID)")
+        let c = try store.insert(sheet("c", []))
+        #expect(c.persistentID == bID, "SQLite gave b's id again")
+        try store.flush()
+        #expect(errors.values == [.deleted(model: "Sheet", id: bID)])
+        #expect(entry.sheet === a && labels(a) == ["a1"] && c.entries.isEmpty && b.persistentID == nil)
+        #expect(try fixture.another().rows("SELECT sheet_id FROM Entry").map(\.values) == [[.integer(a.persistentID!)]])
+        #expect(store.pendingRowCount == 0)
+    }
+
     /// A child inserted with its parent and moved to another parent by another program before
     /// the insert returns (here an observer of `committedChanges` has the program move it, and
     /// refreshes, so the move would be applied inside the insert): the child ends in the

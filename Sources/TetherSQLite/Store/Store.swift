@@ -454,6 +454,13 @@ public final class Store {
         for id in ids {
             if let previous = live[id], let model = previous as? any Model { markDeleted(model, key: _RowKey(table: table.name, id: id), table: table) }
         }
+        if !state.dirty.isEmpty {
+            // Likewise a change here naming a row of this table with one of these ids named a
+            // row deleted since (SQLite gave its id again): dropped, before the new rows can be
+            // named.
+            let naming = state.dirty.compactMap { object, row in row.table.references.contains { $0.table == tableName } ? object : nil }
+            if !naming.isEmpty { dropChangesNamingMissingRows(of: naming, deleted: Set(ids.lazy.map { _RowKey(table: tableName, id: $0) })) }
+        }
         for (index, id) in zip(fresh, ids) {
             // `objects[index]` is borrowed each time, not held in a local (which would be
             // retained and released).
