@@ -4,15 +4,25 @@ import Synchronization
 
 /// One observer of one tracked property (or of every property, in the last slot).
 ///
-/// `onChange` receives the property's index and a pointer to its new value, valid only during
-/// the call (so a stored-property observer can read the value without boxing it).
+/// `onChange` receives the observer itself, the property's index and a pointer to its new
+/// value, valid only during the call (so a stored-property observer can read the value without
+/// boxing it); `onEnd` the observer, when the model is freed. A subclass keeps what its
+/// closures need in fields of its own (see `_PropertySubscription`): closures that capture
+/// nothing are not allocated.
+///
+/// Why `@unchecked Sendable` is safe: its fields are immutable `Sendable` closures, and a
+/// subclass adds only immutable `Sendable` fields, weak references and atomics (the class is not
+/// final so that one object can be both the observer and its subscription).
 @usableFromInline
-package final class _SlotObserver: Sendable {
-    @usableFromInline let onChange: @Sendable (Int, UnsafeRawPointer) -> Void
-    @usableFromInline let onEnd: @Sendable () -> Void
+package class _SlotObserver: @unchecked Sendable {
+    @usableFromInline final let onChange: @Sendable (_SlotObserver, Int, UnsafeRawPointer) -> Void
+    @usableFromInline final let onEnd: @Sendable (_SlotObserver) -> Void
 
     @inlinable
-    package init(onChange: @escaping @Sendable (Int, UnsafeRawPointer) -> Void, onEnd: @escaping @Sendable () -> Void) {
+    package init(
+        onChange: @escaping @Sendable (_SlotObserver, Int, UnsafeRawPointer) -> Void,
+        onEnd: @escaping @Sendable (_SlotObserver) -> Void
+    ) {
         self.onChange = onChange
         self.onEnd = onEnd
     }
@@ -192,7 +202,7 @@ public final class ModelRegistrar: Sendable {
             for index in slots.indices { all += slots[index].observers.removeAll() }
             return all
         }
-        for observer in observers { observer.onEnd() }
+        for observer in observers { observer.onEnd(observer) }
         side.lifetime.dispose()
     }
 
@@ -558,7 +568,7 @@ public final class ModelRegistrar: Sendable {
     @inlinable @inline(__always)
     func _callObservers(_ view: UnsafeMutablePointer<_Delivery>, _ index: Int, _ value: UnsafeRawPointer) {
         if let first = view.pointee.first {
-            first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
+            first._withUnsafeGuaranteedRef { $0.onChange($0, index, value) }
             if view.pointee.hasRest { _deliverRest(view, index, value) }
         }
     }
@@ -570,7 +580,7 @@ public final class ModelRegistrar: Sendable {
     func _deliverRest(_ view: UnsafeMutablePointer<_Delivery>, _ index: Int, _ value: UnsafeRawPointer) {
         var position = 0
         while position < view.pointee.rest.count {
-            view.pointee.rest[position]._withUnsafeGuaranteedRef { $0.onChange(index, value) }
+            view.pointee.rest[position]._withUnsafeGuaranteedRef { $0.onChange($0, index, value) }
             position += 1
         }
     }
@@ -584,16 +594,16 @@ public final class ModelRegistrar: Sendable {
     ) {
         if anyView {
             if let first = any.pointee.first {
-                first._withUnsafeGuaranteedRef { $0.onChange(index, value) }
+                first._withUnsafeGuaranteedRef { $0.onChange($0, index, value) }
                 var position = 0
                 while position < any.pointee.rest.count {
-                    any.pointee.rest[position]._withUnsafeGuaranteedRef { $0.onChange(index, value) }
+                    any.pointee.rest[position]._withUnsafeGuaranteedRef { $0.onChange($0, index, value) }
                     position += 1
                 }
             }
         } else {
             let entries = side.slots.withLock { $0[anySlot].observers.entries }
-            for entry in entries { entry.element?.onChange(index, value) }
+            for entry in entries { if let observer = entry.element { observer.onChange(observer, index, value) } }
         }
     }
 
@@ -654,16 +664,25 @@ public final class ModelRegistrar: Sendable {
     @usableFromInline
     package func addObserver(index: Int?, _ observer: _SlotObserver) -> any Disposable {
         let slot = index ?? anySlot
-        let token = slots.withLock { slots -> UInt64 in
+        let removal = _ObserverRemoval(registrar: self, slot: slot)
+        removal.token.store(addObserver(slot: slot, observer), ordering: .releasing)
+        return removal
+    }
+
+    /// Adds an observer to slot `slot` (a property's index, or `anySlot`), returning the token
+    /// that `removeObserver(slot:token:)` takes.
+    @usableFromInline
+    func addObserver(slot: Int, _ observer: _SlotObserver) -> UInt64 {
+        slots.withLock { slots -> UInt64 in
             let token = slots[slot].observers.insert(observer)
             slots[slot].version &+= 1
             stale.bitwiseOr(Self.slotBit(slot), ordering: .relaxed)
-            watched.bitwiseOr(index.map(Self.slotBit) ?? 1 << 63, ordering: .relaxed)
+            watched.bitwiseOr(slot == anySlot ? 1 << 63 : Self.slotBit(slot), ordering: .relaxed)
             return token
         }
-        return _ObserverRemoval(registrar: self, slot: slot, token: token)
     }
 
+    @usableFromInline
     func removeObserver(slot: Int, token: UInt64) {
         let removed = slots.withLock { slots -> _SlotObserver? in
             guard let removed = slots[slot].observers.remove(token: token) else { return nil }
@@ -762,24 +781,37 @@ public final class ModelRegistrar: Sendable {
     }
 }
 
-/// Removes one observer from a registrar; holds the registrar weakly.
+/// Removes one observer from a registrar; holds the registrar weakly. Also says whether its
+/// subscription has ended (disposed, or completed because the model was freed), for an observer
+/// that holds it (see `_PropertySubscription`).
+@usableFromInline
 final class _ObserverRemoval: Disposable {
-    private weak let registrar: ModelRegistrar?
-    private let slot: Int
-    private let token: UInt64
-    private let disposed = Atomic<Bool>(false)
+    @usableFromInline weak let registrar: ModelRegistrar?
+    @usableFromInline let slot: Int
+    /// The registrar's token for the observer (stored right after it is added).
+    @usableFromInline let token = Atomic<UInt64>(0)
+    @usableFromInline let disposed = Atomic<Bool>(false)
 
-    init(registrar: ModelRegistrar, slot: Int, token: UInt64) {
+    @usableFromInline
+    init(registrar: ModelRegistrar, slot: Int) {
         self.registrar = registrar
         self.slot = slot
-        self.token = token
     }
 
+    @inlinable
     var isDisposed: Bool { disposed.load(ordering: .acquiring) }
 
+    @usableFromInline
     func dispose() {
         guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        registrar?.removeObserver(slot: slot, token: token)
+        registrar?.removeObserver(slot: slot, token: token.load(ordering: .acquiring))
+    }
+
+    /// Ends the subscription without removing the observer (the model is being freed, and
+    /// removes every observer itself); false if it had already ended.
+    @usableFromInline
+    func end() -> Bool {
+        !disposed.exchange(true, ordering: .acquiringAndReleasing)
     }
 }
 

@@ -58,7 +58,9 @@ func _observeStored<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable
     // Both stage functions capture only the source, which is then their context: making the
     // signal allocates the source and nothing else.
     let source = _StoredSource(model, keyPath, index: index)
-    return Signal(_unchecked: { sink, lifetime in source.run(sink, lifetime) }, direct: { source.run($0) })
+    return Signal(_unchecked: { sink, lifetime in source.run(sink, lifetime) }, direct: { next, _, completed in
+        source.subscribe(next: next, completed: completed)
+    })
 }
 
 /// What a stored property's signal needs: the model (held weakly), the key path and the
@@ -89,32 +91,80 @@ final class _StoredSource<M: Model, V>: @unchecked Sendable {
         }
         _checkOwner(model._$registrar, M.self, keyPath)
         let observer = _SlotObserver(
-            onChange: { _, pointer in sink(.next(pointer.assumingMemoryBound(to: V.self).pointee)) },
-            onEnd: { sink(.completed) }
+            onChange: { _, _, pointer in sink(.next(pointer.assumingMemoryBound(to: V.self).pointee)) },
+            onEnd: { _ in sink(.completed) }
         )
         lifetime.add(model._$registrar.addObserver(index: index, observer))
         // Tether's own read: not reported to Observation (see `_quietly`).
         sink(.next(_quietly { model[keyPath: keyPath] }))
     }
 
-    /// The same, for `subscribe(next:error:completed:)` (see `Signal._runDirect`): each value
-    /// goes straight to the subscriber (one closure and the building of an `Event` less per
-    /// change). Written out rather than shared with `run(_:_:)` through `_ComputedOutput`:
-    /// sharing made each change go through one more forwarding thunk (W5a, 2 instructions more
-    /// per set).
+    /// The same, for `subscribe(next:error:completed:)` (see `Signal._runDirect`): two objects,
+    /// the registrar's observer, which holds the subscriber's closures and calls them (its own
+    /// closures capture nothing: they find it in their first argument), and the disposable
+    /// the subscriber holds (no sink, no subscriber object, no closure contexts). Disposing
+    /// releases the closures as before: the registrar lets go of the observer (at once on the
+    /// owner, at its next write from another thread), while the subscriber keeps only the
+    /// disposable. Each value goes straight to `next`.
     @inlinable
-    func run(_ terminal: _TerminalSubscriber<V, Never>) {
+    func subscribe(next: (@Sendable (V) -> Void)?, completed: (@Sendable () -> Void)?) -> any Disposable {
         guard let model else {
-            terminal.receive(.completed)
-            return
+            completed?()
+            return _PropertySubscription<V>.ended
         }
-        _checkOwner(model._$registrar, M.self, keyPath)
-        let observer = _SlotObserver(
-            onChange: { _, pointer in terminal.receiveNext(pointer.assumingMemoryBound(to: V.self).pointee) },
-            onEnd: { terminal.receive(.completed) }
+        let registrar = model._$registrar
+        _checkOwner(registrar, M.self, keyPath)
+        let removal = _ObserverRemoval(registrar: registrar, slot: index)
+        let subscription = _PropertySubscription<V>(removal, next: next, completed: completed)
+        removal.token.store(registrar.addObserver(slot: index, subscription), ordering: .releasing)
+        // Tether's own read: not reported to Observation (see `_quietly`).
+        subscription.receive(_quietly { model[keyPath: keyPath] })
+        return removal
+    }
+}
+
+/// The registrar's observer of a stored property for a subscription made by
+/// `subscribe(next:error:completed:)` on its signal: it holds the subscriber's closures, and
+/// the subscription's disposable, which says whether it has ended.
+///
+/// Why `@unchecked Sendable` is safe: its fields are immutable, `Sendable` closures and a
+/// `Sendable` disposable. Values arrive on the model's owner only.
+@usableFromInline
+final class _PropertySubscription<V>: _SlotObserver, @unchecked Sendable {
+    @usableFromInline let next: (@Sendable (V) -> Void)?
+    @usableFromInline let completed: (@Sendable () -> Void)?
+    @usableFromInline let removal: _ObserverRemoval
+
+    @inlinable
+    init(_ removal: _ObserverRemoval, next: (@Sendable (V) -> Void)?, completed: (@Sendable () -> Void)?) {
+        self.next = next
+        self.completed = completed
+        self.removal = removal
+        super.init(
+            onChange: { observer, _, pointer in
+                unsafeDowncast(observer, to: _PropertySubscription<V>.self).receive(pointer.assumingMemoryBound(to: V.self).pointee)
+            },
+            onEnd: { observer in unsafeDowncast(observer, to: _PropertySubscription<V>.self).end() }
         )
-        terminal.lifetime.add(model._$registrar.addObserver(index: index, observer))
-        terminal.receiveNext(_quietly { model[keyPath: keyPath] })
+    }
+
+    /// A subscription that has ended (of a model freed before it was subscribed to).
+    @usableFromInline static var ended: any Disposable {
+        let disposable = CompoundDisposable()
+        disposable.dispose()
+        return disposable
+    }
+
+    @inlinable
+    func receive(_ value: V) {
+        if removal.disposed.load(ordering: .relaxed) { return }
+        next?(value)
+    }
+
+    /// The model was freed: `completed`, once, unless the subscription was disposed.
+    @usableFromInline
+    func end() {
+        if removal.end() { completed?() }
     }
 }
 
@@ -148,7 +198,11 @@ func _observeComputed<M: Model, V, Same: _Sameness>(
 ) -> Signal<V, Never> where Same.Value == V {
     // As in `_observeStored`: the stage functions' only capture is the source.
     let source = _ComputedSource<M, V, Same>(model, keyPath, get: getter ?? _Getter { $0[keyPath: keyPath] })
-    return Signal(_unchecked: { sink, lifetime in source.run(sink, lifetime) }, direct: { source.run($0) })
+    return Signal(_unchecked: { sink, lifetime in source.run(sink, lifetime) }, direct: { next, error, completed in
+        let lifetime = CompoundDisposable()
+        source.run(_TerminalSubscriber(next: next, error: error, completed: completed, lifetime: lifetime))
+        return lifetime
+    })
 }
 
 /// What a computed property's signal needs: the model (held weakly), the key path (for
@@ -385,13 +439,13 @@ where Same.Value == V, Output.Value == V {
             // One closure per case, each capturing only `self`.
             if ObjectIdentifier(registrar) == modelRegistrar {
                 return _SlotObserver(
-                    onChange: { [self] _, _ in dependencyChanged(modelIsAlive: true) },
-                    onEnd: { recorder.invalidate() }
+                    onChange: { [self] _, _, _ in dependencyChanged(modelIsAlive: true) },
+                    onEnd: { _ in recorder.invalidate() }
                 )
             }
             return _SlotObserver(
-                onChange: { [self] _, _ in dependencyChanged(modelIsAlive: false) },
-                onEnd: { recorder.invalidate() }
+                onChange: { [self] _, _, _ in dependencyChanged(modelIsAlive: false) },
+                onEnd: { _ in recorder.invalidate() }
             )
         })
     }
@@ -423,8 +477,8 @@ public func changes<M: Model>(of model: M) -> Signal<ModelChange<M>, Never> {
         }
         let properties = M._$schema.properties
         let observer = _SlotObserver(
-            onChange: { index, _ in sink(.next(ModelChange(property: properties[index]))) },
-            onEnd: { sink(.completed) }
+            onChange: { _, index, _ in sink(.next(ModelChange(property: properties[index]))) },
+            onEnd: { _ in sink(.completed) }
         )
         lifetime.add(model._$registrar.addObserver(index: nil, observer))
     })

@@ -35,11 +35,17 @@ public struct Signal<Value, Failure: Error>: Sendable {
     public let name: String?
 
     /// Another way to start a subscription, for `subscribe(next:error:completed:)` only: the
-    /// source hands its events straight to the subscriber's `_TerminalSubscriber` (whose
-    /// lifetime is the subscription's), as `_run` would through the subscriber's sink, without
-    /// the sink's closure in between. Nil for every signal but a few sources (a model property's
-    /// observation); an operator on such a source makes a signal without it.
-    @usableFromInline package let _runDirect: (@Sendable (_TerminalSubscriber<Value, Failure>) -> Void)?
+    /// source takes the subscriber's closures itself and returns the subscription's disposable,
+    /// as `_run` would start it through the subscriber's sink, without the sink's closure in
+    /// between (a model property's subscription is then one object). Nil for every signal but a
+    /// few sources (a model property's observation); an operator on such a source makes a
+    /// signal without it.
+    @usableFromInline package let _runDirect: _DirectStart?
+
+    /// How a source starts a subscription with the subscriber's closures (see `_runDirect`).
+    public typealias _DirectStart = @Sendable (
+        _ next: (@Sendable (Value) -> Void)?, _ error: (@Sendable (Failure) -> Void)?, _ completed: (@Sendable () -> Void)?
+    ) -> any Disposable
 
     /// Creates a signal from its stage function. Operators in this module are built on it.
     /// The producer must respect the event grammar; public callers use `init(_:)`, which
@@ -54,12 +60,12 @@ public struct Signal<Value, Failure: Error>: Sendable {
         self._runDirect = nil
     }
 
-    /// Creates a signal from its stage function and the same stage, written for a terminal
-    /// subscriber (see `_runDirect`): both must send the same events.
+    /// Creates a signal from its stage function and the same stage, written for a subscriber's
+    /// closures (see `_runDirect`): both must send the same events.
     @inlinable
     package init(
         _unchecked run: @escaping @Sendable (_ sink: @escaping _Sink, _ lifetime: CompoundDisposable) -> Void,
-        direct: @escaping @Sendable (_TerminalSubscriber<Value, Failure>) -> Void
+        direct: @escaping _DirectStart
     ) {
         self._run = run
         self.name = nil
@@ -120,12 +126,9 @@ extension Signal {
         error: (@Sendable (Failure) -> Void)? = nil,
         completed: (@Sendable () -> Void)? = nil
     ) -> any Disposable {
+        if let direct = _runDirect { return direct(next, error, completed) }
         let lifetime = CompoundDisposable()
         let terminal = _TerminalSubscriber(next: next, error: error, completed: completed, lifetime: lifetime)
-        if let direct = _runDirect {
-            direct(terminal)
-            return lifetime
-        }
         // The test of the event's case is made here, in the closure, rather than in `receive`:
         // see `_TerminalSubscriber.receiveNext`.
         _run({ event in

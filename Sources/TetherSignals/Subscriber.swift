@@ -224,7 +224,7 @@ package final class _TerminalSubscriber<Value, Failure: Error>: Sendable {
     @usableFromInline let terminated = Atomic<Bool>(false)
 
     @inlinable
-    init(
+    package init(
         next: (@Sendable (Value) -> Void)?,
         error: (@Sendable (Failure) -> Void)?,
         completed: (@Sendable () -> Void)?,
@@ -246,8 +246,8 @@ package final class _TerminalSubscriber<Value, Failure: Error>: Sendable {
     /// from the pending one-byte store: a store-forwarding stall, which profiles showed as the
     /// hottest instruction of a model observation). A closure that only tests the case and
     /// calls this (not inlined: inlined, the closure is no longer merged with the thunk) reads
-    /// the tag with a one-byte load. (Model observations now bypass this closure altogether:
-    /// see `Signal._runDirect`.)
+    /// the tag with a one-byte load. (Model observations bypass this closure altogether: see
+    /// `Signal._runDirect`.)
     @inlinable
     package func receiveNext(_ value: Value) {
         if terminated.load(ordering: .relaxed) || lifetime.isDisposed { return }

@@ -82,6 +82,28 @@ struct DirectSubscriptionTests {
         #expect((0..<4).map { switcher._$registrar.observerCount(index: $0) } == [0, 0, 0, 0])
     }
 
+    /// The first subscriber of a property disposes the second while a change is delivered to
+    /// both: the second gets nothing more, that change included; and a disposed subscription
+    /// says so, as does one whose model was freed.
+    @Test(arguments: [false, true])
+    func aSubscriptionDisposedByAnotherDuringADeliveryGetsNothingMore(throughSink: Bool) {
+        var switcher: Switcher? = Switcher()
+        func plain(_ signal: Signal<Int, Never>) -> Signal<Int, Never> { throughSink ? signal.map { $0 } : signal }
+        let second = Recorder<Int>()
+        let secondBox = DisposableBox()
+        let first = plain(observe(switcher!, \.a)).subscribe(next: { value in
+            if value == 3 { secondBox.dispose() }
+        })
+        let secondSubscription = plain(observe(switcher!, \.a)).subscribe(next: { second.append(.next($0)) })
+        secondBox.set(secondSubscription)
+        for value in 2...4 { switcher!.a = value }
+        #expect(second.values == [1, 2])
+        #expect(secondSubscription.isDisposed && !first.isDisposed)
+        #expect(switcher!._$registrar.observerCount(index: 1) == 1)
+        switcher = nil
+        #expect(first.isDisposed, "ended with its model")
+    }
+
     @Test func aChangeMadeByASubscriberIsDeliveredAfterTheCurrentOneBothWays() {
         // The subscriber of `a` writes `a` again: every subscriber sees 2 then 10, in order.
         let switcher = Switcher()
