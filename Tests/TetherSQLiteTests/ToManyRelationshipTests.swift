@@ -496,6 +496,34 @@ struct ToManyRelationshipTests {
         #expect(try fixture.another().rows("SELECT COUNT(*) FROM Entry WHERE label = 'late'").first?.values == [.integer(0)])
     }
 
+    /// A move to a parent deleted elsewhere, made with another change of the same child, both
+    /// written through by the store's own turns (no `flush()`): the move is dropped and said,
+    /// and the other change is written at the next turn, not left waiting for another edit.
+    @Test func theOtherChangesOfAChildWhoseMoveIsDroppedAreWrittenWithoutAFlush() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1]))
+        let b = try store.insert(sheet("b", []))
+        try store.flush()
+        let (errors, _) = record(store.errors)
+        let entry = a.entries[0]
+        let bID = try #require(b.persistentID)
+        let other = try fixture.another()
+        try other.execute("DELETE FROM Sheet WHERE id = \(bID)")
+        try other.execute("INSERT INTO Sheet (id, title) VALUES (\(bID), 'new')")
+        b.entries.append(entry)
+        entry.amount = 40
+        // The store's turns, while its writer queue commits (the rows then say it, or not).
+        let written = pump(fixture.scheduler, timeout: .seconds(5)) {
+            ((try? other.rows("SELECT amount FROM Entry").first?.values) ?? nil) == [.integer(40)]
+        }
+        #expect(written, "the amount is written without a flush")
+        #expect(errors.values == [.deleted(model: "Sheet", id: bID)])
+        #expect(entry.sheet === a && entry.amount == 40)
+        #expect(try other.rows("SELECT sheet_id, amount FROM Entry").map(\.values) == [[.integer(a.persistentID!), .integer(40)]])
+        #expect(store.pendingRowCount == 0)
+    }
+
     /// A move waiting when this store inserts a parent that gets the id of the parent the move
     /// named (another program deleted it, and SQLite gives its id again): the move named the
     /// deleted parent, so it is dropped and said, not written into the new one.

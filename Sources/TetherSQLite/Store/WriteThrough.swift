@@ -414,7 +414,12 @@ extension Store {
             if refusal.error.message.contains("FOREIGN KEY") {
                 // A relationship naming a row deleted meanwhile: dropped, not kept back forever.
                 dropChangesNamingMissingRows(of: CollectionOfOne(taken.object), deleted: refusal.deleted.isEmpty ? nil : refusal.deleted)
-                guard state.rejected[taken.object] != nil else { continue }
+                if state.rejected[taken.object] == nil {
+                    // The row's other changes are written at the next turn (not left for the
+                    // next edit or flush).
+                    if state.dirty[taken.object] != nil { scheduleCommit() }
+                    continue
+                }
             }
             report(error, for: taken.object)
         }
