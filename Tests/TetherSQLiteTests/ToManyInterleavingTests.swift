@@ -64,13 +64,25 @@ struct ToManyInterleavingTests {
         for seed in first...(parts.last ?? first) { try Self.run(seed: seed, operations: 200) }
     }
 
+    /// Runs one seed, then checks that both stores were freed (nothing the run armed keeps
+    /// them alive).
     static func run(seed: UInt64, operations: Int) throws {
+        final class Weak {
+            weak var store: Store?
+        }
+        let stores = [Weak(), Weak()]
+        try run(seed: seed, operations: operations, stores: stores.map { weak in { weak.store = $0 } })
+        #expect(stores.allSatisfy { $0.store == nil }, "seed \(seed): both stores are freed at the end")
+    }
+
+    private static func run(seed: UInt64, operations: Int, stores: [(Store) -> Void]) throws {
         var random = SeededRandom(seed: seed)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tether-tomany-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/store.sqlite"
         let sides = [try Side(path: path), try Side(path: path)]
+        for (side, keep) in zip(sides, stores) { keep(side.store) }
         let reader = try Connection(path: path)
 
         func sync() throws {
@@ -193,9 +205,11 @@ struct ToManyInterleavingTests {
                 // writes what it has pending, and this one looks (as an observer that refreshes
                 // would), so the other's changes apply in the middle of this one's write.
                 let other = sides[1 - which]
-                side.interruption.run = { [unowned side] in
-                    try? other.store.flush()
-                    try? side.store.refresh()
+                // Weakly: a store must not keep the other alive (one left armed at the end would
+                // keep both, and their stores would write at the process's exit).
+                side.interruption.run = { [weak side, weak other] in
+                    try? other?.store.flush()
+                    try? side?.store.refresh()
                 }
             default:
                 try sync()
