@@ -43,7 +43,7 @@ public struct Signal<Value, Failure: Error>: Sendable {
     @usableFromInline package let _runDirect: _DirectStart?
 
     /// How a source starts a subscription with the subscriber's closures (see `_runDirect`).
-    public typealias _DirectStart = @Sendable (
+    @usableFromInline package typealias _DirectStart = @Sendable (
         _ next: (@Sendable (Value) -> Void)?, _ error: (@Sendable (Failure) -> Void)?, _ completed: (@Sendable () -> Void)?
     ) -> any Disposable
 

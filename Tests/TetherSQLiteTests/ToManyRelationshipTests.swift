@@ -95,6 +95,16 @@ private func sheet(_ title: String, _ amounts: [Int]) -> Sheet {
 
 private func labels(_ sheet: Sheet) -> [String] { sheet.entries.map(\.label) }
 
+/// Sheet a with one entry and sheet b with none, both written, and what `store` reports on
+/// `errors` from then on: where the tests of a move to a parent deleted elsewhere start.
+private func twoSheets(_ store: Store) throws -> (a: Sheet, b: Sheet, entry: Entry, bID: Int64, errors: History<StoreError>) {
+    let a = try store.insert(sheet("a", [1]))
+    let b = try store.insert(sheet("b", []))
+    try store.flush()
+    let (errors, _) = record(store.errors)
+    return (a, b, a.entries[0], try #require(b.persistentID), errors)
+}
+
 /// Has another program move the first entry this store inserts, from within the insert (see
 /// `aChildMovedElsewhereWhileItsParentIsInsertedEndsWhereItsRowSays`).
 @Model
@@ -386,12 +396,7 @@ struct ToManyRelationshipTests {
     @Test func aMoveToAParentDeletedElsewhereIsDroppedAndSaid() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!
-        let a = try store.insert(sheet("a", [1]))
-        let b = try store.insert(sheet("b", []))
-        try store.flush()
-        let (errors, _) = record(store.errors)
-        let entry = a.entries[0]
-        let bID = try #require(b.persistentID)
+        let (a, b, entry, bID, errors) = try twoSheets(store)
         // Another program deletes b (it has no entries: nothing cascades)...
         try fixture.another().execute("DELETE FROM Sheet WHERE id = \(bID)")
         // ...and before this store has looked, the entry moves to b.
@@ -502,12 +507,7 @@ struct ToManyRelationshipTests {
     @Test func theOtherChangesOfAChildWhoseMoveIsDroppedAreWrittenWithoutAFlush() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!
-        let a = try store.insert(sheet("a", [1]))
-        let b = try store.insert(sheet("b", []))
-        try store.flush()
-        let (errors, _) = record(store.errors)
-        let entry = a.entries[0]
-        let bID = try #require(b.persistentID)
+        let (a, b, entry, bID, errors) = try twoSheets(store)
         let other = try fixture.another()
         try other.execute("DELETE FROM Sheet WHERE id = \(bID)")
         try other.execute("INSERT INTO Sheet (id, title) VALUES (\(bID), 'new')")
@@ -530,12 +530,7 @@ struct ToManyRelationshipTests {
     @Test func aMoveNamingAParentWhoseIDThisStoresInsertGetsIsDropped() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!
-        let a = try store.insert(sheet("a", [1]))
-        let b = try store.insert(sheet("b", []))
-        try store.flush()
-        let (errors, _) = record(store.errors)
-        let entry = a.entries[0]
-        let bID = try #require(b.persistentID)
+        let (a, b, entry, bID, errors) = try twoSheets(store)
         b.entries.append(entry)                                    // pending
         try fixture.another().execute("DELETE FROM Sheet WHERE id = \(bID)")
         let c = try store.insert(sheet("c", []))
@@ -588,12 +583,7 @@ struct ToManyRelationshipTests {
     @Test func aMoveWaitingWhenItsParentIsDeletedElsewhereIsDropped() throws {
         let fixture = try StoreFixture(busyTimeout: .milliseconds(20))
         let store = fixture.store!
-        let a = try store.insert(sheet("a", [1]))
-        let b = try store.insert(sheet("b", []))
-        try store.flush()
-        let (errors, _) = record(store.errors)
-        let entry = a.entries[0]
-        let bID = try #require(b.persistentID)
+        let (a, b, entry, bID, errors) = try twoSheets(store)
         let other = try fixture.another()
         try other.execute("BEGIN IMMEDIATE; DELETE FROM Sheet WHERE id = \(bID)")
         b.entries.append(entry)
