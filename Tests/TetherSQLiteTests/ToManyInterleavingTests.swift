@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TetherSQLite
+@testable import TetherSQLite
 import TetherTestSupport
 
 /// Seeded random work of two stores on one file, in one process, on sheets and their entries
@@ -13,7 +13,9 @@ import TetherTestSupport
 /// not a failure. After each round of syncing, every live
 /// sheet of each store holds exactly the entries its row has, in the declared order, each naming
 /// it, and its total is their sum; in memory, at every step, each entry in a collection names
-/// its sheet. A failing seed replays: `TETHER_SEEDS=421 swift test --filter replaySeeds`.
+/// its sheet. A turn's commit runs at once, or after the other store's next operation (as if
+/// it waited for the write lock); the harness waits for it either way, so a failing seed
+/// replays exactly: `TETHER_SEEDS=421 swift test --filter replaySeeds`.
 /// Something to run from an observer of `committedChanges` (see `ToManyInterleavingTests.Side`).
 @Model
 final class Interruption {
@@ -132,12 +134,30 @@ struct ToManyInterleavingTests {
         }
 
         let trace = ProcessInfo.processInfo.environment["TETHER_TRACE"] != nil
+        // A store whose writer queue is held (see operation 14) until the other store's next
+        // operation is over; released however the run ends, or closing the store would wait.
+        var held: (side: Int, gate: DispatchGroup)?
+        defer { held?.gate.leave() }
+        /// Lets the held commit run, and waits for it.
+        func release() {
+            guard let release = held else { return }
+            release.gate.leave()
+            sides[release.side].store.writer.sync { _ in }
+            held = nil
+        }
+        /// What the other store may do while one's writer is held: nothing that reaches the
+        /// held store (syncing both, arming an interruption).
+        let whileHeld = [0, 1, 2, 3, 4, 5, 6, 7, 9, 12, 13, 16, 17, 18]
         for step in 0..<operations {
-            let which = random.below(2)
+            var which = random.below(2)
+            var operation = random.below(19)
+            if let held {
+                which = 1 - held.side
+                operation = whileHeld[random.below(whileHeld.count)]
+            }
             let side = sides[which]
             let sheets = side.liveSheets
             let entries = side.liveEntries
-            let operation = random.below(19)
             if trace {
                 print("step \(step) store \(which) op \(operation) sheets \(sheets.map { "\($0.persistentID!):\($0.entries.map { "\($0.persistentID ?? 0)" })" })")
             }
@@ -186,7 +206,20 @@ struct ToManyInterleavingTests {
             case 13:
                 try side.store.refresh()
             case 14:
+                // A turn: it starts a commit on the writer queue. The commit runs at once, or
+                // (when no interruption could reach this store meanwhile) waits until the other
+                // store's next operation is over. Either way the harness waits for it, and its
+                // outcome waits in the inbox for the store's next turn or write.
+                let quiet = sides.allSatisfy { $0.interruption.run == nil }
+                if quiet, random.below(2) == 0 {
+                    let gate = DispatchGroup()
+                    gate.enter()
+                    side.store.state.beforeAsynchronousCommit = { gate.wait() }
+                    held = (which, gate)
+                }
                 side.scheduler.advance()
+                side.store.state.beforeAsynchronousCommit = nil
+                if held == nil { side.store.writer.sync { _ in } }
             case 16 where !entries.isEmpty:
                 // The entry with the largest id deleted, and a new one added at once: SQLite
                 // gives it the same id, which the other store may still know as the old entry.
@@ -216,6 +249,8 @@ struct ToManyInterleavingTests {
                     try? other?.store.flush()
                     try? side?.store.refresh()
                 }
+            case _ where held != nil:
+                break   // an operation that does not apply here; syncing would wait for the held store
             default:
                 try sync()
                 try check("after step \(step)")
@@ -223,6 +258,8 @@ struct ToManyInterleavingTests {
             } catch let error as StoreError {
                 if trace { print("   error: \(error)") }
             }
+            // The other store's operation is over: the held commit runs now.
+            if let held, held.side != which { release() }
             if trace {
                 for (number, side) in sides.enumerated() {
                     print("   after: store \(number) \(side.liveSheets.map { "\($0.persistentID!):\($0.entries.map { "\($0.persistentID ?? 0)/\($0.position)" })" })")
@@ -238,6 +275,7 @@ struct ToManyInterleavingTests {
                 }
             }
         }
+        release()
         try sync()
         try check("at the end")
     }

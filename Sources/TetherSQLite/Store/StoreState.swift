@@ -65,6 +65,9 @@ final class _StoreState {
     var unsavedCollections: [_CollectionKey: (parent: _WeakModel, relation: _ToMany)] = [:]
     /// How many `quietTransaction`s are running.
     var quietTransactions = 0
+    /// For tests: run first by each commit handed to the writer queue to run later, there (a
+    /// seeded test makes it wait for the other store's next operation, as the write lock may).
+    var beforeAsynchronousCommit: (@Sendable () -> Void)?
 }
 
 struct _Suppressed: Hashable {

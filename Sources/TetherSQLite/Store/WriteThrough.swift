@@ -232,7 +232,9 @@ extension Store {
         } else {
             let box = self.box
             let scheduler = self.scheduler
+            let before = state.beforeAsynchronousCommit
             writer.async { connection in
+                before?()
                 if work(connection) == nil { tracker.pruneIfDue(connection) }
                 scheduler.schedule { box.store?.drain() }
             }
