@@ -132,8 +132,13 @@ public struct _ModelReference<Target: Model> {
         self.id = id
     }
 
-    /// The target in memory, without loading it (nil when a stored target was freed).
-    public var current: Target? { strongTarget ?? weakTarget }
+    /// The target in memory, without loading it: nil when a stored target was freed, or its
+    /// row deleted (the id may be a new row's by now, which a read loads).
+    public var current: Target? {
+        if let strongTarget { return strongTarget }
+        guard let weakTarget, weakTarget._$registrar.rowID.load(ordering: .relaxed) == id else { return nil }
+        return weakTarget
+    }
 
     /// The stored target, loaded through the store that holds `registrar`'s model (for a
     /// reference whose target is not in memory: `current` is nil); nil if there is none. Not

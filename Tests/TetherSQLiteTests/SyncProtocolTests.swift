@@ -217,6 +217,131 @@ struct SyncProtocolTests {
 
 
 extension SyncProtocolTests {
+    /// The store has read another program's deletion of a parent (here as the watcher reads
+    /// the log) but not applied it: its models still name the parent. An insert naming it must
+    /// fail as it does once the deletion is applied, not land in the new row that took its id.
+    @Test("an insert naming a row whose deletion is read but not applied is refused")
+    func insertNamingARowDeletedInALookNotAppliedYet() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = Sheet(), b = Sheet()
+        try store.insert(a)
+        try store.insert(b)
+        let bID = try #require(b.persistentID)
+        let other = try fixture.another()
+        try other.execute("DELETE FROM Sheet WHERE id = ?", [.integer(bID)])
+        try other.execute("INSERT INTO Sheet (id, title) VALUES (?, 'theirs')", [.integer(bID)])
+        watcherLooks(store)                                        // read; applied at the next turn
+        #expect(b.persistentID == bID, "not applied yet")
+        let late = Entry()
+        late.label = "late"
+        late.sheet = b
+        #expect(throws: StoreError.self) { try store.insert(late) }
+        #expect(try other.scalar("SELECT COUNT(*) FROM Entry WHERE sheet_id = ?", [.integer(bID)], as: Int.self) == 0)
+        fixture.scheduler.advance()
+        #expect(b.persistentID == nil, "the deletion is applied at the next turn")
+        _ = a
+    }
+
+    /// Another program deletes a parent and inserts a new one, which gets its id, with a child.
+    /// The store has read that (as the watcher does) but not applied it when it loads the child
+    /// by id (and reads its parent: the old one, here). Once the look is applied, the child
+    /// names the new parent and is in its collection only; the old parent's model is deleted
+    /// and holds nothing.
+    @Test("a child loaded before a look that replaces its parent's row is applied ends under the new parent")
+    func aChildLoadedBeforeALookReplacingItsParentIsAppliedEndsUnderTheNewParent() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = Sheet(), b = Sheet()
+        try store.insert(a)
+        try store.insert(b)
+        _ = b.entries
+        let bID = try #require(b.persistentID)
+        let other = try fixture.another()
+        try other.execute("DELETE FROM Sheet WHERE id = ?", [.integer(bID)])
+        try other.execute("INSERT INTO Sheet (id, title) VALUES (?, 'theirs')", [.integer(bID)])
+        try other.execute("INSERT INTO Entry (label, sheet_id, position, amount) VALUES ('theirs', ?, 0, 1)", [.integer(bID)])
+        let entryID = try #require(try other.scalar("SELECT max(id) FROM Entry", as: Int64.self))
+        watcherLooks(store)                                        // read; applied at the next turn
+        let entry = try #require(try store.load(Entry.self, id: entryID))
+        #expect(entry.sheet === b, "before the look is applied, the id is b's here")
+        fixture.scheduler.advance()
+        #expect(b.persistentID == nil)
+        #expect(b.entries.isEmpty)
+        let theirs = try #require(entry.sheet)
+        #expect(theirs !== b)
+        #expect(theirs.persistentID == bID)
+        #expect(theirs.entries.map { $0 === entry } == [true])
+        _ = a
+    }
+
+    /// A move to a parent deleted elsewhere (its id taken by a new row) is refused by a commit
+    /// that runs at a turn; before the refusal is applied, the child is moved again, to a live
+    /// parent. The refusal no longer applies: the later move is written, nothing stays pending,
+    /// and no error is sent (nothing the model holds now was refused).
+    @Test("a move made after a refused one, before the refusal arrives, is written")
+    func aMoveMadeBeforeTheRefusalOfAnEarlierOneArrivesIsWritten() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = Sheet(), b = Sheet()
+        try store.insert(a)
+        try store.insert(b)
+        let entry = Entry()
+        entry.sheet = a
+        try store.insert(entry)
+        try store.flush()
+        let (aID, bID) = (try #require(a.persistentID), try #require(b.persistentID))
+        let (errors, _) = record(store.errors)
+        let other = try fixture.another()
+        try other.execute("DELETE FROM Sheet WHERE id = ?", [.integer(bID)])
+        try other.execute("INSERT INTO Sheet (id, title) VALUES (?, 'theirs')", [.integer(bID)])
+        entry.sheet = b
+        fixture.scheduler.advance()                                  // the commit, refused
+        store.writer.sync { _ in }                                   // its outcome waits
+        entry.sheet = a
+        try store.flush()
+        #expect(try other.scalar("SELECT sheet_id FROM Entry", as: Int64.self) == aID)
+        #expect(entry.sheet === a)
+        #expect(store.pendingRowCount == 0)
+        #expect(errors.values.isEmpty)
+        #expect(b.persistentID == nil)
+    }
+
+    /// A look that holds another program's delete of a row (and a new row with its id) is read
+    /// before the store takes the row's change for a commit, and applied after, while the
+    /// commit waits for the writer queue. The commit checks the deletes after what the values
+    /// it took reflect, not after what the store has applied by the time it runs: the change is
+    /// left out, not written into the new row, and said once.
+    @Test("a change taken before a look deleting its row is applied is not written when the commit runs after")
+    func aChangeTakenBeforeALookDeletingItsRowIsAppliedIsNotWritten() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let first = try store.insert(Ticket())
+        let last = try store.insert(Ticket())
+        try store.flush()
+        let lastID = try #require(last.persistentID)
+        let (errors, _) = record(store.errors)
+        let other = try fixture.another()
+        try other.execute("DELETE FROM Ticket WHERE id = ?", [.integer(lastID)])
+        try other.execute("INSERT INTO Ticket (title, points) VALUES ('theirs', 7)")
+        #expect(other.lastInsertRowID == lastID, "SQLite gave the id again")
+        last.title = "mine"                                          // a commit is scheduled
+        watcherLooks(store)                                          // read; its turn comes after the commit's
+        let gate = DispatchGroup()
+        gate.enter()
+        store.state.beforeAsynchronousCommit = { gate.wait() }
+        fixture.scheduler.advance()          // the commit takes "mine" and waits; then the look is applied
+        store.state.beforeAsynchronousCommit = nil
+        #expect(last.persistentID == nil, "the look was applied while the commit waited")
+        gate.leave()
+        store.writer.sync { _ in }
+        fixture.scheduler.advance()
+        #expect(try other.scalar("SELECT title FROM Ticket WHERE id = ?", [.integer(lastID)], as: String.self) == "theirs")
+        #expect(errors.values == [.deleted(model: "Ticket", id: lastID)], "the change is not written, and said once")
+        #expect(store.pendingRowCount == 0)
+        #expect(first.persistentID != nil)
+    }
+
     /// SQLite gives the id of the last row again once that row is deleted, unless the table
     /// never reuses ids. A store that has not yet seen the delete still holds a model of the old
     /// row: its change must not land in the new row that took the id (another program's data),

@@ -8,7 +8,8 @@ import TetherTestSupport
 /// removed from collections, given other sheets, reordered, changed and deleted, sheets inserted
 /// and deleted (after syncing, or while the other store still works with them: SQLite may give
 /// a deleted sheet's id to the next one), with flushes, refreshes and turns at random, and the
-/// other store's changes applied in the middle of a write (an observer that refreshes); a write
+/// other store's changes applied in the middle of a write (an observer that refreshes), or read
+/// and applied later (the watcher's look); a write
 /// the database or the store refuses (an entry given to a sheet deleted elsewhere) is an error,
 /// not a failure. After each round of syncing, every live
 /// sheet of each store holds exactly the entries its row has, in the declared order, each naming
@@ -147,10 +148,10 @@ struct ToManyInterleavingTests {
         }
         /// What the other store may do while one's writer is held: nothing that reaches the
         /// held store (syncing both, arming an interruption).
-        let whileHeld = [0, 1, 2, 3, 4, 5, 6, 7, 9, 12, 13, 16, 17, 18]
+        let whileHeld = [0, 1, 2, 3, 4, 5, 6, 7, 9, 12, 13, 16, 17, 18, 19]
         for step in 0..<operations {
             var which = random.below(2)
-            var operation = random.below(19)
+            var operation = random.below(20)
             if let held {
                 which = 1 - held.side
                 operation = whileHeld[random.below(whileHeld.count)]
@@ -207,10 +208,11 @@ struct ToManyInterleavingTests {
                 try side.store.refresh()
             case 14:
                 // A turn: it starts a commit on the writer queue. The commit runs at once, or
-                // (when no interruption could reach this store meanwhile) waits until the other
-                // store's next operation is over. Either way the harness waits for it, and its
+                // waits until the other store's next operation is over: when nothing in the turn
+                // could wait for the writer queue behind it (an interruption that writes, a look
+                // whose application loads rows). Either way the harness waits for it, and its
                 // outcome waits in the inbox for the store's next turn or write.
-                let quiet = sides.allSatisfy { $0.interruption.run == nil }
+                let quiet = sides.allSatisfy { $0.interruption.run == nil } && side.store.inbox.isEmpty
                 if quiet, random.below(2) == 0 {
                     let gate = DispatchGroup()
                     gate.enter()
@@ -249,6 +251,10 @@ struct ToManyInterleavingTests {
                     try? other?.store.flush()
                     try? side?.store.refresh()
                 }
+            case 19:
+                // The watcher's look: read now, applied at the store's next turn or write (the
+                // store's own writes and turns meanwhile take values that do not reflect it).
+                side.store.catchUpRequest()()
             case _ where held != nil:
                 break   // an operation that does not apply here; syncing would wait for the held store
             default:

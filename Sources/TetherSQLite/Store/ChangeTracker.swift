@@ -110,6 +110,8 @@ struct _ChangeSet: Sendable {
     var queryResults: [Int: Result<_QueryChange, SQLiteError>] = [:]
     /// The log was pruned past what this store had read: everything it watches is reloaded.
     var resync = false
+    /// The log entry this look read up to (0: not a look at the log).
+    var through: Int64 = 0
 
     var isEmpty: Bool { entries.isEmpty && !resync }
 
@@ -148,6 +150,9 @@ final class _ChangeTracker: Sendable {
     private struct State {
         /// The last log entry read (or written) by this store.
         var cursor: Int64 = 0
+        /// The last log entry whose look the store's thread has applied (`cursor` moves when a
+        /// look is read; the look may wait in the inbox a while).
+        var applied: Int64 = 0
         var lastPrune: Int64 = 0
         /// Whether the log has the `last` column (schema/004). Without it (a migrator of the
         /// app's own that lacks that file), the store writes and reads no range entries.
@@ -163,11 +168,21 @@ final class _ChangeTracker: Sendable {
 
     private let state = _Locked(State())
 
+    /// The store's thread has applied the looks up to log entry `through`.
+    func applied(through: Int64) {
+        guard through > 0 else { return }
+        state.withLock { $0.applied = max($0.applied, through) }
+    }
+
+    /// The last log entry whose look the store's thread has applied: what its models reflect
+    /// (read on that thread when a write takes their values; see `deleted(since:_:among:)`).
+    var lastApplied: Int64 { state.withLock { $0.applied } }
+
     /// Starts reading after what is in the log now.
     func start(_ connection: Connection) throws(SQLiteError) {
         let now = try Self.highWater(connection)
         let hasRanges = try connection.columns(in: "tether_changes").contains { $0.name.lowercased() == "last" }
-        state.withLock { $0.cursor = now; $0.lastPrune = now; $0.hasRanges = hasRanges }
+        state.withLock { $0.cursor = now; $0.applied = now; $0.lastPrune = now; $0.hasRanges = hasRanges }
     }
 
     /// The newest entry's sequence number (0 when the log is empty).
@@ -468,18 +483,18 @@ final class _ChangeTracker: Sendable {
 
     // MARK: Reading
 
-    /// The entries after one and before another (`catchUp`'s look for others' entries), with
-    /// `last` (NULL in a log without that column).
-    /// Which of `keys` others deleted since this store's last look at the log (called in a write
-    /// transaction, so nobody can delete more before it commits). SQLite gives the id of a
-    /// deleted last row to the next row inserted: a model of such a row must not write into, or
-    /// delete, the new row, which is somebody else's.
-    func deletedSinceLastLook(_ connection: Connection, among keys: some Collection<_RowKey>) throws(SQLiteError) -> Set<_RowKey> {
+    /// Which of `keys` were deleted after log entry `position` (called in a write transaction,
+    /// so nobody can delete more before it commits). A write passes the entry its store's
+    /// thread had applied when it took the models' values (`lastApplied`): a look read after
+    /// that, still waiting in the inbox or applied meanwhile, did not reach the values written.
+    /// SQLite gives the id of a deleted last row to the next row inserted: a model of such a
+    /// row must not write into, or delete, the new row, which is somebody else's.
+    func deleted(since position: Int64, _ connection: Connection, among keys: some Collection<_RowKey>) throws(SQLiteError) -> Set<_RowKey> {
         guard !keys.isEmpty else { return [] }
-        let (cursor, hasRanges) = state.withLock { ($0.cursor, $0.hasRanges) }
+        let hasRanges = state.withLock { $0.hasRanges }
         let statement = try connection.cachedStatement(hasRanges ? Self.deletesSQL : Self.deletesSQLWithoutRanges)
         defer { statement.reset() }
-        try statement.bind([.integer(cursor), .integer(Int64(StoreChange.Kind.delete.rawValue))])
+        try statement.bind([.integer(position), .integer(Int64(StoreChange.Kind.delete.rawValue))])
         var deleted: Set<_RowKey> = []
         var wanted: Set<_RowKey>?
         while try statement.step() {
@@ -495,6 +510,8 @@ final class _ChangeTracker: Sendable {
     private static let deletesSQL = "SELECT tbl, row, last FROM tether_changes WHERE seq > ? AND kind = ?"
     private static let deletesSQLWithoutRanges = "SELECT tbl, row, NULL FROM tether_changes WHERE seq > ? AND kind = ?"
 
+    /// The entries after one and before another (`catchUp`'s look for others' entries), with
+    /// `last` (NULL in a log without that column).
     private static let othersSQL = "SELECT seq, tbl, row, kind, last FROM tether_changes WHERE seq > ? AND seq < ? ORDER BY seq"
     private static let othersSQLWithoutRanges = "SELECT seq, tbl, row, kind, NULL FROM tether_changes WHERE seq > ? AND seq < ? ORDER BY seq"
     /// The entries of a range of sequence numbers (the store's own, read back).
@@ -646,7 +663,11 @@ final class _ChangeTracker: Sendable {
             }
         }
 
-        state.withLock { $0.cursor = resetCursor ? newCursor : max($0.cursor, newCursor) }
+        set.through = state.withLock { state in
+            state.cursor = resetCursor ? newCursor : max(state.cursor, newCursor)
+            if resetCursor { state.applied = Swift.min(state.applied, newCursor) }
+            return state.cursor
+        }
         return set
     }
 }

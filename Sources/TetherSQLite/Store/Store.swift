@@ -406,8 +406,8 @@ public final class Store {
         // The rows are bound straight from the models, on the writer queue, while this thread
         // waits for it (see `_WaitingModels`): no copy of the values in between.
         let models = _WaitingModels(objects: objects, indices: fresh)
-        // The rows their to-one relationships name: none may have been deleted since the store
-        // last looked (another row may have its id by now; see `namingDeletedRows`).
+        // The rows their to-one relationships name: none may have been deleted after the last
+        // look the store applied (another row may have its id by now; see `namingDeletedRows`).
         let named = table.references.isEmpty ? [] : fresh.flatMap { index in
             table.references.compactMap { reference -> _RowKey? in
                 guard case .integer(let id)? = try? table.encode(property: reference.property, of: objects[index]) else { return nil }
@@ -417,6 +417,7 @@ public final class Store {
         let sql = table.insertSQL
         let count = fresh.count
         let tracker = self.tracker
+        let seen = tracker.lastApplied
         let tableName = table.name
         let inbox = self.inbox
         let file = self.file
@@ -424,7 +425,7 @@ public final class Store {
             // Many rows: the tracker runs this with the triggers off and logs ranges of ids.
             let (ids, changes) = try file.write(connection) {
                 try tracker.insert(connection, into: tableName, count: count) {
-                    if !named.isEmpty, try !tracker.deletedSinceLastLook(connection, among: named).isEmpty {
+                    if !named.isEmpty, try !tracker.deleted(since: seen, connection, among: named).isEmpty {
                         throw SQLiteError.foreignKeyToDeletedRow
                     }
                     let statement = try connection.cachedStatement(sql)
@@ -652,6 +653,7 @@ public final class Store {
         guard let id = model.persistentID else { return }
         let sql = "DELETE FROM \(table.quotedName) WHERE id = ?"
         let tracker = self.tracker
+        let seen = tracker.lastApplied
         let tableName = table.name
         let inbox = self.inbox
         let file = self.file
@@ -665,7 +667,7 @@ public final class Store {
                         // relationships pointed at it (set to NULL by their foreign keys).
                         let before = try _ChangeTracker.highWater(connection)
                         // Deleted elsewhere already: the id may be a new row's, not ours.
-                        if try tracker.deletedSinceLastLook(connection, among: [_RowKey(table: tableName, id: id)]).isEmpty {
+                        if try tracker.deleted(since: seen, connection, among: [_RowKey(table: tableName, id: id)]).isEmpty {
                             try connection.execute(sql, [.integer(id)])
                         }
                         return try _ChangeTracker.rows(after: before, connection)

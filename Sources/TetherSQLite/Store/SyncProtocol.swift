@@ -167,6 +167,7 @@ extension Store {
         switch item.event {
         case .changes(let set):
             apply(set, stamp: item.stamp)
+            tracker.applied(through: set.through)
         case .committed(let batch, let set, let rejected):
             // The batch is over; but the changes its commit found came before the commit, which
             // overwrote them: they are applied as if the batch's columns were still in flight.
@@ -179,14 +180,11 @@ extension Store {
                 reject(rejected, of: rows)
                 rows.removeAll { taken in rejected.contains { $0.key == taken.row.key } }
             }
-            if !set.deletedKeys.isEmpty {
-                // Rows others deleted before the commit were left out of it: the change is not
-                // written, and said so (the reload below marks the models deleted).
-                for taken in rows where set.deletedKeys.contains(taken.row.key) {
-                    errorSubject.sendNext(.deleted(model: taken.row.table.definition.modelName, id: taken.row.key.id))
-                }
-            }
+            // Rows others deleted before the commit were left out of it: the change is not
+            // written, and said so when the model is marked deleted (by the reload below, or
+            // by an earlier look while the row was in flight: see `reload`).
             apply(set, stamp: item.stamp, committed: rows)
+            tracker.applied(through: set.through)
         case .failed(let batch, let error):
             restore(batch)
             report(error)
@@ -272,7 +270,12 @@ extension Store {
                 // Children given another parent, or another place in the order.
                 for update in updates { placeEverywhere(update.model, update.table) }
             }
-            for deletion in deletions { markDeleted(deletion.model, key: deletion.key, table: deletion.table) }
+            // A row in a commit (under way, or just over, which left it out) loses its change:
+            // said once, here.
+            for deletion in deletions {
+                let object = ObjectIdentifier(deletion.model)
+                markDeleted(deletion.model, key: deletion.key, table: deletion.table, changesLost: inFlight[object] != nil)
+            }
             loadNewChildren(children, of: set, inFlight: inFlight)
             if !state.dirty.isEmpty, !gone.isEmpty {
                 // Changes here that name a row deleted there can never be written.

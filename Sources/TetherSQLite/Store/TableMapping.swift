@@ -83,8 +83,8 @@ final class _Table: @unchecked Sendable {
     let selectByIDSQL: String
     private let columnByProperty: [Int: ColumnDefinition]
     /// The properties stored as to-one relationships (a row id of another table), each with
-    /// the related table: a commit checks that the rows they name were not deleted since the
-    /// store last looked (see `Store.encode`).
+    /// the related table: a commit checks that the rows they name were not deleted after the
+    /// last look its values reflect (see `Store.encode`).
     let references: [(property: Int, table: String)]
     /// The position in `columns` of each property's column, by property index (nil: transient).
     private let positionByProperty: [Int?]

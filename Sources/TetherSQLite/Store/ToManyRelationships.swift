@@ -592,6 +592,17 @@ extension Store {
         }
     }
 
+    /// Empties the collections of `parent`, a model of `table` whose row is deleted: its
+    /// children were deleted with it, or given no parent (or another, elsewhere). A collection
+    /// left as it was could hold children of a new row that takes the deleted row's id, since
+    /// membership goes by the parent's id.
+    func emptyCollections(of parent: AnyObject, table: _Table) {
+        guard let relations = state.toManyByParent[table.name] else { return }
+        for relation in relations where collectionsLoaded(parent, relation) && !relation.relationship.read(parent).isEmpty {
+            setQuietly(parent, relation.propertyIndex) { relation.relationship.assign(parent, []) }
+        }
+    }
+
     /// Places `child` (a model of `table`) in each relationship whose children its table holds
     /// (see `place`).
     func placeEverywhere(_ child: AnyObject, _ table: _Table) {

@@ -19,14 +19,16 @@ extension Store {
     /// The row of `model` is gone (deleted here or elsewhere): write-through stops, the model
     /// forgets its id (`persistentID` is nil; `deletion(of:)` fires), and any change to a
     /// persisted property from now on is reported on `errors` as `StoreError.deleted`, as are
-    /// changes still pending (never resurrected).
-    func markDeleted(_ model: any Model, key: _RowKey, table: _Table) {
+    /// changes still pending (never resurrected), or in a commit (`changesLost`: the commit
+    /// leaves the row out).
+    func markDeleted(_ model: any Model, key: _RowKey, table: _Table, changesLost: Bool = false) {
         let object = ObjectIdentifier(model)
         if state.identity[key] === model { state.identity[key] = nil }
-        if state.dirty.removeValue(forKey: object) != nil {
+        if state.dirty.removeValue(forKey: object) != nil || changesLost {
             model._$registrar.pendingColumns.store(0, ordering: .relaxed)
             errorSubject.sendNext(.deleted(model: table.definition.modelName, id: key.id))
         }
+        if !state.toManyByParent.isEmpty { emptyCollections(of: model, table: table) }
         model._$registrar.rowID.store(-key.id, ordering: .relaxed)
         model._$registrar.setPersistence(table.deletedHook)
         if state.toManyByChild[table.name] != nil { placeEverywhere(model, table) }   // leaves its parent's collection
@@ -181,6 +183,8 @@ extension Store {
         let number = batch.number
         let updates = batch.updates
         let tables = batch.tables
+        // What the values just taken reflect: rows deleted after that are not written.
+        let seen = tracker.lastApplied
         let work: @Sendable (Connection) -> StoreError? = { connection in
             do {
                 let changes: _ChangeSet
@@ -190,8 +194,8 @@ extension Store {
                         try tracker.update(connection, count: updates.count, tables: tables) { () throws -> [_RowKey] in
                             // A row deleted elsewhere is not written (its id may be a new row's),
                             // nor one naming a row deleted elsewhere (see `namingDeletedRows`).
-                            let gone = try tracker.deletedSinceLastLook(connection, among: updates.lazy.map(\.key))
-                            let naming = try Self.namingDeletedRows(updates, connection, tracker: tracker)
+                            let gone = try tracker.deleted(since: seen, connection, among: updates.lazy.map(\.key))
+                            let naming = try Self.namingDeletedRows(updates, since: seen, connection, tracker: tracker)
                             rejected = naming
                             var written: [_RowKey] = []
                             written.reserveCapacity(updates.count)
@@ -214,7 +218,7 @@ extension Store {
                 } catch let error as SQLiteError where error.code.primary == .constraint {
                     // A row breaks a constraint of the database: the batch was rolled back.
                     // Write it again, each row in a savepoint, leaving out the rows that break one.
-                    (rejected, changes) = try Self.writeSkippingRejected(updates, connection, tracker: tracker, file: file)
+                    (rejected, changes) = try Self.writeSkippingRejected(updates, since: seen, connection, tracker: tracker, file: file)
                 }
                 inbox.push(.committed(batch: number, changes: changes, rejected: rejected))
                 return nil
@@ -360,13 +364,13 @@ extension Store {
     /// constraint is rolled back to its savepoint and left out. Returns what was left out, and
     /// the look at the log after the commit.
     static func writeSkippingRejected(
-        _ updates: [_Update], _ connection: Connection, tracker: _ChangeTracker, file: _StoreFile
+        _ updates: [_Update], since seen: Int64, _ connection: Connection, tracker: _ChangeTracker, file: _StoreFile
     ) throws -> ([_Rejected], _ChangeSet) {
         var rejected: [_Rejected] = []
         let changes = try file.write(connection) {
             try tracker.write(connection, { () throws -> Set<_RowKey> in
-                var left = try tracker.deletedSinceLastLook(connection, among: updates.lazy.map(\.key))
-                rejected = try namingDeletedRows(updates, connection, tracker: tracker)
+                var left = try tracker.deleted(since: seen, connection, among: updates.lazy.map(\.key))
+                rejected = try namingDeletedRows(updates, since: seen, connection, tracker: tracker)
                 left.formUnion(rejected.map(\.key))
                 for update in updates where !left.contains(update.key) {
                     try connection.execute("SAVEPOINT tether_row")
@@ -387,16 +391,16 @@ extension Store {
         return (rejected, changes)
     }
 
-    /// The updates among `updates` whose changed to-one relationships name rows deleted since
-    /// the store last looked at the log, each with those rows: they are not written. The
+    /// The updates among `updates` whose changed to-one relationships name rows deleted after
+    /// log entry `seen` (what the values reflect), each with those rows: they are not written. The
     /// database would take them when another row has the deleted row's id by now (the sqlite3
     /// shell can give it, and SQLite does for a table made without AUTOINCREMENT), and the
     /// change would name that row instead; like a change the foreign key refuses, each is
     /// dropped when the batch's outcome is applied (see `reject`).
-    static func namingDeletedRows(_ updates: [_Update], _ connection: Connection, tracker: _ChangeTracker) throws -> [_Rejected] {
+    static func namingDeletedRows(_ updates: [_Update], since seen: Int64, _ connection: Connection, tracker: _ChangeTracker) throws -> [_Rejected] {
         let named = updates.lazy.flatMap(\.references)
         guard !named.isEmpty else { return [] }
-        let deleted = try tracker.deletedSinceLastLook(connection, among: Array(named))
+        let deleted = try tracker.deleted(since: seen, connection, among: Array(named))
         guard !deleted.isEmpty else { return [] }
         return updates.compactMap { update in
             let gone = Set(update.references.filter(deleted.contains))
@@ -415,7 +419,10 @@ extension Store {
             state.rejected[taken.object] = error
             if refusal.error.message.contains("FOREIGN KEY") {
                 // A relationship naming a row deleted meanwhile: dropped, not kept back forever.
-                dropChangesNamingMissingRows(of: CollectionOfOne(taken.object), deleted: refusal.deleted.isEmpty ? nil : refusal.deleted)
+                let namingNone = dropChangesNamingMissingRows(
+                    of: CollectionOfOne(taken.object), deleted: refusal.deleted.isEmpty ? nil : refusal.deleted)
+                // Changed again since (moved to a live row, say): the refusal no longer applies.
+                if !namingNone.isEmpty { state.rejected[taken.object] = nil }
                 if state.rejected[taken.object] == nil {
                     // The row's other changes are written at the next turn (not left for the
                     // next edit or flush).
@@ -434,7 +441,12 @@ extension Store {
     /// collection), and `StoreError.deleted` names the row it named. The model's other changes
     /// stay pending. With `deleted` (rows known to be gone), only changes naming those are
     /// dropped, without looking the rows up; without it, each row named is looked up.
-    func dropChangesNamingMissingRows(of objects: some Sequence<ObjectIdentifier>, deleted: Set<_RowKey>? = nil) {
+    ///
+    /// Returns the models among `objects` whose changes name no such row (changed again since
+    /// the change a commit refused, say).
+    @discardableResult
+    func dropChangesNamingMissingRows(of objects: some Sequence<ObjectIdentifier>, deleted: Set<_RowKey>? = nil) -> [ObjectIdentifier] {
+        var namingNone: [ObjectIdentifier] = []
         for object in objects {
             guard var row = state.dirty[object] else { continue }
             let table = row.table
@@ -447,7 +459,10 @@ extension Store {
                 if let deleted, !deleted.contains(namedKey) { continue }
                 named.append((position, namedKey, state.tablesByName[target._tableName]?.definition.modelName ?? target._tableName))
             }
-            guard !named.isEmpty else { continue }
+            guard !named.isEmpty else {
+                namingNone.append(object)
+                continue
+            }
             let id = row.key.id
             let keys = named.map(\.key)
             let known = deleted != nil
@@ -464,7 +479,10 @@ extension Store {
             } catch {
                 continue   // not known now: the change stays pending, and is tried again
             }
-            guard found.missing.contains(true) else { continue }
+            guard found.missing.contains(true) else {
+                namingNone.append(object)
+                continue
+            }
             for (item, missing) in zip(named, found.missing) where missing {
                 let index = table.definition.columns[item.position].propertyIndex
                 row.unmark(index)   // before the quiet set below: the set must not find it pending
@@ -482,6 +500,7 @@ extension Store {
             }
             if state.toManyByChild[table.name] != nil { placeEverywhere(row.model, table) }
         }
+        return namingNone
     }
 
     /// Puts the rows of failed batch `number` back among the pending changes (newer changes to
@@ -659,8 +678,8 @@ struct _Update: Sendable {
     let key: _RowKey
     let sql: String
     let arguments: [SQLiteValue]
-    /// The rows the changed to-one relationships name: an update naming one deleted since the
-    /// store last looked is not written (its id may be a new row's).
+    /// The rows the changed to-one relationships name: an update naming one deleted after the
+    /// last look its values reflect is not written (its id may be a new row's).
     var references: [_RowKey] = []
 }
 
@@ -679,13 +698,13 @@ struct _Batch {
 struct _Rejected: Sendable {
     let key: _RowKey
     let error: SQLiteError
-    /// For a row left out because a relationship names rows deleted since the store last
-    /// looked: those rows.
+    /// For a row left out because a relationship names rows deleted after the last look its
+    /// values reflect: those rows.
     var deleted: Set<_RowKey> = []
 }
 
 extension SQLiteError {
-    /// What a write naming a row deleted since the store last looked fails with: the error the
-    /// foreign key gives when the row's id is free (see `Store.namingDeletedRows`).
+    /// What a write naming a row deleted after the last look its values reflect fails with:
+    /// the error the foreign key gives when the row's id is free (see `Store.namingDeletedRows`).
     static let foreignKeyToDeletedRow = SQLiteError(code: .constraintForeignKey, message: "FOREIGN KEY constraint failed")
 }
