@@ -275,6 +275,37 @@ extension SyncProtocolTests {
         _ = a
     }
 
+    /// Another program deletes a child and inserts a new one, which gets its id, in the same
+    /// parent. The store has read that but not applied it when it deletes its model of the old
+    /// child: nothing is deleted (the row is already gone), and the new child's model joins the
+    /// parent. Deleting that one then takes it out of the parent's collection: the old model,
+    /// marked deleted once, no longer stands for the id.
+    @Test("deleting a child whose row was replaced elsewhere leaves the new child's place alone")
+    func deletingAChildReplacedElsewhereLeavesTheNewChildsPlaceAlone() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let sheet = Sheet()
+        let old = Entry()
+        old.label = "old"
+        sheet.entries = [old]
+        try store.insert(sheet)
+        try store.flush()
+        let (sheetID, entryID) = (try #require(sheet.persistentID), try #require(old.persistentID))
+        let other = try fixture.another()
+        try other.execute("DELETE FROM Entry WHERE id = ?", [.integer(entryID)])
+        try other.execute("INSERT INTO Entry (label, sheet_id, position, amount) VALUES ('theirs', ?, 0, 1)", [.integer(sheetID)])
+        #expect(other.lastInsertRowID == entryID, "SQLite gave the id again")
+        watcherLooks(store)                                        // read; applied by the delete
+        try store.delete(old)
+        #expect(try other.scalar("SELECT label FROM Entry WHERE id = ?", [.integer(entryID)], as: String.self) == "theirs")
+        #expect(old.persistentID == nil)
+        let theirs = try #require(sheet.entries.first)
+        #expect(sheet.entries.count == 1 && theirs !== old && theirs.label == "theirs")
+        try store.delete(theirs)
+        #expect(sheet.entries.isEmpty)
+        #expect(try other.scalar("SELECT COUNT(*) FROM Entry", as: Int.self) == 0)
+    }
+
     /// A move to a parent deleted elsewhere (its id taken by a new row) is refused by a commit
     /// that runs at a turn; before the refusal is applied, the child is moved again, to a live
     /// parent. The refusal no longer applies: the later move is written, nothing stays pending,
@@ -296,8 +327,15 @@ extension SyncProtocolTests {
         try other.execute("DELETE FROM Sheet WHERE id = ?", [.integer(bID)])
         try other.execute("INSERT INTO Sheet (id, title) VALUES (?, 'theirs')", [.integer(bID)])
         entry.sheet = b
-        fixture.scheduler.advance()                                  // the commit, refused
-        store.writer.sync { _ in }                                   // its outcome waits
+        // The turn's commit is refused; its outcome waits for the next turn (held until the
+        // turn is over: a commit that ended during it would have it applied at once).
+        let gate = DispatchGroup()
+        gate.enter()
+        store.state.beforeAsynchronousCommit = { gate.wait() }
+        fixture.scheduler.advance()
+        store.state.beforeAsynchronousCommit = nil
+        gate.leave()
+        store.writer.sync { _ in }
         entry.sheet = a
         try store.flush()
         #expect(try other.scalar("SELECT sheet_id FROM Entry", as: Int64.self) == aID)

@@ -26,7 +26,9 @@ final class Interruption {
 @Suite("To-many relationships: seeded work of two stores")
 struct ToManyInterleavingTests {
     final class Side {
-        let scheduler = TestScheduler()
+        /// Exact turns: what a commit's end schedules runs at the store's next turn, however
+        /// fast the writer queue was.
+        let scheduler = TurnScheduler()
         let store: Store
         var sheets: [Sheet] = []
         /// Run once at the store's next committed change, inside the write that makes it.

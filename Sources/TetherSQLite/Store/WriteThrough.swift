@@ -22,6 +22,10 @@ extension Store {
     /// changes still pending (never resurrected), or in a commit (`changesLost`: the commit
     /// leaves the row out).
     func markDeleted(_ model: any Model, key: _RowKey, table: _Table, changesLost: Bool = false) {
+        // Once: marked again (a delete here of a row a look found deleted elsewhere), the model
+        // would leave its parent's collection again, and so take the place of a new row that
+        // has its id (memberships go by row id).
+        guard model._$registrar.rowID.load(ordering: .relaxed) > 0 else { return }
         let object = ObjectIdentifier(model)
         if state.identity[key] === model { state.identity[key] = nil }
         if state.dirty.removeValue(forKey: object) != nil || changesLost {
