@@ -60,13 +60,15 @@ struct ToManyInterleavingTests {
         try Self.run(seed: UInt64(seed), operations: 80)
     }
 
-    /// Replays seeds given in `TETHER_SEEDS` (`421`, or a range `41-800`), 200 operations each;
-    /// with `TETHER_TRACE` set, prints every step and the rows. Skipped without `TETHER_SEEDS`.
+    /// Replays seeds given in `TETHER_SEEDS` (`421`, or a range `41-800`), 200 operations each
+    /// (or `TETHER_OPERATIONS`); with `TETHER_TRACE` set, prints every step and the rows.
+    /// Skipped without `TETHER_SEEDS`.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["TETHER_SEEDS"] != nil))
     func replaySeeds() throws {
         let parts = (ProcessInfo.processInfo.environment["TETHER_SEEDS"] ?? "").split(separator: "-").compactMap { UInt64($0) }
         let first = try #require(parts.first, "TETHER_SEEDS: a seed or a range such as 41-800")
-        for seed in first...(parts.last ?? first) { try Self.run(seed: seed, operations: 200) }
+        let operations = ProcessInfo.processInfo.environment["TETHER_OPERATIONS"].flatMap { Int($0) } ?? 200
+        for seed in first...(parts.last ?? first) { try Self.run(seed: seed, operations: operations) }
     }
 
     /// Runs one seed, then checks that both stores were freed (nothing the run armed keeps
