@@ -15,6 +15,38 @@ struct SyncProtocolTests {
         store.catchUpRequest()()
     }
 
+    /// Two sheets in the store (then `before` runs, given the first); another program deletes
+    /// the second and inserts a sheet of its own, to which SQLite gives the same id. The store
+    /// has not looked yet.
+    func twoSheetsTheLastReplacedElsewhere(
+        _ fixture: StoreFixture, before: (Sheet) throws -> Void = { _ in }
+    ) throws -> (a: Sheet, b: Sheet, bID: Int64, other: Connection) {
+        let a = Sheet(), b = Sheet()
+        try fixture.store.insert(a)
+        try fixture.store.insert(b)
+        try before(a)
+        let bID = try #require(b.persistentID)
+        let other = try fixture.another()
+        try other.execute("DELETE FROM Sheet WHERE id = ?", [.integer(bID)])
+        try other.execute("INSERT INTO Sheet (id, title) VALUES (?, 'theirs')", [.integer(bID)])
+        return (a, b, bID, other)
+    }
+
+    /// A turn of the store whose commit runs on the writer queue once the turn is over (one
+    /// that ended during the turn would have its outcome applied in it), with `during` run in
+    /// the turn's place while it waits; returns once the commit has run. Its outcome waits for
+    /// the next turn.
+    func turnWithItsCommitAfter(_ fixture: StoreFixture, during: () -> Void = {}) {
+        let gate = DispatchGroup()
+        gate.enter()
+        fixture.store.state.beforeAsynchronousCommit = { gate.wait() }
+        fixture.scheduler.advance()
+        fixture.store.state.beforeAsynchronousCommit = nil
+        during()
+        gate.leave()
+        fixture.store.writer.sync { _ in }
+    }
+
     func points(_ fixture: StoreFixture, _ id: Int64) throws -> Int? {
         try fixture.another().scalar("SELECT points FROM Ticket WHERE id = ?", [.integer(id)], as: Int.self)
     }
@@ -224,13 +256,7 @@ extension SyncProtocolTests {
     func insertNamingARowDeletedInALookNotAppliedYet() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!
-        let a = Sheet(), b = Sheet()
-        try store.insert(a)
-        try store.insert(b)
-        let bID = try #require(b.persistentID)
-        let other = try fixture.another()
-        try other.execute("DELETE FROM Sheet WHERE id = ?", [.integer(bID)])
-        try other.execute("INSERT INTO Sheet (id, title) VALUES (?, 'theirs')", [.integer(bID)])
+        let (a, b, bID, other) = try twoSheetsTheLastReplacedElsewhere(fixture)
         watcherLooks(store)                                        // read; applied at the next turn
         #expect(b.persistentID == bID, "not applied yet")
         let late = Entry()
@@ -252,14 +278,8 @@ extension SyncProtocolTests {
     func aChildLoadedBeforeALookReplacingItsParentIsAppliedEndsUnderTheNewParent() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!
-        let a = Sheet(), b = Sheet()
-        try store.insert(a)
-        try store.insert(b)
+        let (a, b, bID, other) = try twoSheetsTheLastReplacedElsewhere(fixture)
         _ = b.entries
-        let bID = try #require(b.persistentID)
-        let other = try fixture.another()
-        try other.execute("DELETE FROM Sheet WHERE id = ?", [.integer(bID)])
-        try other.execute("INSERT INTO Sheet (id, title) VALUES (?, 'theirs')", [.integer(bID)])
         try other.execute("INSERT INTO Entry (label, sheet_id, position, amount) VALUES ('theirs', ?, 0, 1)", [.integer(bID)])
         let entryID = try #require(try other.scalar("SELECT max(id) FROM Entry", as: Int64.self))
         watcherLooks(store)                                        // read; applied at the next turn
@@ -314,28 +334,16 @@ extension SyncProtocolTests {
     func aMoveMadeBeforeTheRefusalOfAnEarlierOneArrivesIsWritten() throws {
         let fixture = try StoreFixture()
         let store = fixture.store!
-        let a = Sheet(), b = Sheet()
-        try store.insert(a)
-        try store.insert(b)
         let entry = Entry()
-        entry.sheet = a
-        try store.insert(entry)
-        try store.flush()
-        let (aID, bID) = (try #require(a.persistentID), try #require(b.persistentID))
+        let (a, b, _, other) = try twoSheetsTheLastReplacedElsewhere(fixture) { a in
+            entry.sheet = a
+            try store.insert(entry)
+            try store.flush()
+        }
+        let aID = try #require(a.persistentID)
         let (errors, _) = record(store.errors)
-        let other = try fixture.another()
-        try other.execute("DELETE FROM Sheet WHERE id = ?", [.integer(bID)])
-        try other.execute("INSERT INTO Sheet (id, title) VALUES (?, 'theirs')", [.integer(bID)])
-        entry.sheet = b
-        // The turn's commit is refused; its outcome waits for the next turn (held until the
-        // turn is over: a commit that ended during it would have it applied at once).
-        let gate = DispatchGroup()
-        gate.enter()
-        store.state.beforeAsynchronousCommit = { gate.wait() }
-        fixture.scheduler.advance()
-        store.state.beforeAsynchronousCommit = nil
-        gate.leave()
-        store.writer.sync { _ in }
+        entry.sheet = b                   // b's row was replaced, but this store has not looked
+        turnWithItsCommitAfter(fixture)   // refused; the refusal waits for the next turn
         entry.sheet = a
         try store.flush()
         #expect(try other.scalar("SELECT sheet_id FROM Entry", as: Int64.self) == aID)
@@ -365,14 +373,10 @@ extension SyncProtocolTests {
         #expect(other.lastInsertRowID == lastID, "SQLite gave the id again")
         last.title = "mine"                                          // a commit is scheduled
         watcherLooks(store)                                          // read; its turn comes after the commit's
-        let gate = DispatchGroup()
-        gate.enter()
-        store.state.beforeAsynchronousCommit = { gate.wait() }
-        fixture.scheduler.advance()          // the commit takes "mine" and waits; then the look is applied
-        store.state.beforeAsynchronousCommit = nil
-        #expect(last.persistentID == nil, "the look was applied while the commit waited")
-        gate.leave()
-        store.writer.sync { _ in }
+        // The commit takes "mine" and waits; then the look is applied.
+        turnWithItsCommitAfter(fixture) {
+            #expect(last.persistentID == nil, "the look was applied while the commit waited")
+        }
         fixture.scheduler.advance()
         #expect(try other.scalar("SELECT title FROM Ticket WHERE id = ?", [.integer(lastID)], as: String.self) == "theirs")
         #expect(errors.values == [.deleted(model: "Ticket", id: lastID)], "the change is not written, and said once")
