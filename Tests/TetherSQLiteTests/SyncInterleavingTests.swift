@@ -31,7 +31,7 @@ extension Note: PersistentModel {}
 struct SyncInterleavingTests {
     /// One store, its scheduler, and what the test expects of its own column.
     final class Side {
-        let scheduler = TestScheduler()
+        let scheduler = TurnScheduler()   // exact turns: what a commit's end schedules runs at the next one
         let store: Store
         let own: ReferenceWritableKeyPath<Tally, Int>
         var held: [Int64: Tally] = [:]
