@@ -145,7 +145,7 @@ func _bind<M: Model, Input, V, F: Error>(
         },
         completed: { binding.dispose() }
     )
-    _tieBinding(binding, subscription, to: model._$registrar)
+    _tieBinding(binding, subscription, to: model._$registrar.side)
     return binding
 }
 
@@ -167,12 +167,12 @@ func _onScheduler<Input, F: Error>(_ signal: Signal<Input, F>, _ scheduler: (any
 /// Ends `binding` with the model (the model's lifetime disposes it), and makes disposing
 /// `binding` end `subscription` and forget the model's reference to it.
 @usableFromInline
-func _tieBinding(_ binding: SerialDisposable, _ subscription: any Disposable, to registrar: ModelRegistrar) {
-    registrar.lifetime.add(binding)
-    let registrarBox = _WeakModel(registrar)
+func _tieBinding(_ binding: SerialDisposable, _ subscription: any Disposable, to side: _RegistrarSide) {
+    side.lifetime.add(binding)
+    let sideBox = _WeakModel(side)
     binding.inner = ActionDisposable {
         subscription.dispose()
-        if let registrar = registrarBox.model { registrar.lifetime.remove(binding) }
+        if let side = sideBox.model { side.lifetime.remove(binding) }
     }
 }
 
@@ -221,11 +221,12 @@ extension Signal {
             error: { failure in if let model = onModelThread() { handlers.value.1?(model, failure) } },
             completed: { if let model = onModelThread() { handlers.value.2?(model) } }
         )
-        model._$registrar.lifetime.add(subscription)
-        let registrar = _WeakModel(model._$registrar)
+        let side = model._$registrar.side
+        side.lifetime.add(subscription)
+        let sideBox = _WeakModel(side)
         subscription.inner = ActionDisposable {
             inner.dispose()
-            registrar.model?.lifetime.remove(subscription)
+            sideBox.model?.lifetime.remove(subscription)
         }
         return subscription
     }

@@ -2,7 +2,7 @@ import Observation
 import CTetherThread
 
 /// A class whose stored properties are tracked: declare it with `@Model`, which generates the
-/// conformance. Each instance owns a `ModelRegistrar` (its observers, bindings and lifetime);
+/// conformance. Each instance holds a `ModelRegistrar` (its observers, bindings and lifetime);
 /// the type has a `ModelSchema` describing its tracked properties.
 ///
 /// ```swift
@@ -32,14 +32,19 @@ public protocol Model: _ModelWrites, Observable, SendableMetatype {
 public protocol _ModelWrites: AnyObject {
     /// Property `index` changed again during the delivery of its change: delivers its current
     /// value until it stops changing.
-    static func _redeliver<V>(_ registrar: ModelRegistrar, _ model: AnyObject, index: Int, _ type: V.Type)
+    static func _redeliver<V>(_ model: AnyObject, index: Int, _ type: V.Type)
 }
 
 extension Model {
     /// Tether's implementation of `_ModelWrites._redeliver` for every model.
-    public static func _redeliver<V>(_ registrar: ModelRegistrar, _ model: AnyObject, index: Int, _: V.Type) {
-        registrar._redeliver(unsafeDowncast(model, to: Self.self), index: index, keyPath: _keyPath(index, V.self))
+    public static func _redeliver<V>(_ model: AnyObject, index: Int, _: V.Type) {
+        let model = unsafeDowncast(model, to: Self.self)
+        model._$registrar._redeliver(model, index: index, keyPath: _keyPath(index, V.self))
     }
+
+    /// The registrar, inside the model: valid while the model lives. For code that holds the
+    /// model as `any Model` (an existential cannot lend its noncopyable registrar).
+    package var _registrarAddress: UnsafePointer<ModelRegistrar> { _$registrar.address }
 
     /// The key path of tracked property `index`, which holds `V`: a check of the declared value
     /// type and a reference cast, not a dynamic cast.

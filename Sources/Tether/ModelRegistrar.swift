@@ -121,7 +121,11 @@ final class _DeliveryState: @unchecked Sendable {
 /// removed on another thread is therefore released by the owner (at its next write of
 /// the model, or when the model is freed); one removed on the owner is released at once
 /// (or, if a delivery of the model is running, when it ends).
-public final class ModelRegistrar: Sendable {
+///
+/// The registrar is stored inside its model (`let _$registrar`, a noncopyable value): a model
+/// that nobody observes is one object. What observers need lives in a side object made on
+/// first use (`_RegistrarSide`), which points back at the registrar only while the model lives.
+public struct ModelRegistrar: ~Copyable, Sendable {
     /// Bit `i` is set while property `i` (i < 63) has observers; bit 63 while anybody observes
     /// every property, or a property with index 63 or more.
     @usableFromInline let watched = Atomic<UInt64>(0)
@@ -197,14 +201,15 @@ public final class ModelRegistrar: Sendable {
         Self.observationBox(bits)?.release()
         guard let side = Self.sideObject(bits)?.takeRetainedValue() else { return }
         // The model is being freed: complete every observer, end every binding.
-        let observers = side.slots.withLock { slots -> [_SlotObserver] in
-            var all: [_SlotObserver] = []
-            for index in slots.indices { all += slots[index].observers.removeAll() }
-            return all
-        }
+        let (observers, views) = side.end()
         for observer in observers { observer.onEnd(observer) }
+        for var view in views { view.release() }
         side.lifetime.dispose()
     }
+
+    /// Where this registrar is: inside its model, so the address is valid while the model
+    /// lives (for code that holds the model and reaches its registrar without its type).
+    package var address: UnsafePointer<ModelRegistrar> { withUnsafePointer(to: self) { $0 } }
 
     /// The side object, made now if it does not exist yet (by any thread: the first one
     /// installed wins).
@@ -222,7 +227,8 @@ public final class ModelRegistrar: Sendable {
             if let side = Self.sideObject(bits) { return side.takeUnretainedValue() }
             let box = Self.observationBox(bits)
             // The side object holds the box from now on (whoever still uses it keeps it alive).
-            let made = Unmanaged.passRetained(_RegistrarSide(count: propertyCount + 1, observation: box?.takeUnretainedValue()))
+            let made = Unmanaged.passRetained(_RegistrarSide(
+                count: propertyCount + 1, registrar: withUnsafePointer(to: self) { $0 }, observation: box?.takeUnretainedValue()))
             let (installed, current) = _side.compareExchange(
                 expected: bits, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
             if installed {
@@ -315,7 +321,7 @@ public final class ModelRegistrar: Sendable {
     @inlinable @inline(__always)
     public func access<M: Model, V>(_ model: M, index: Int, _ keyPath: @autoclosure () -> KeyPath<M, V>) {
         if let recording = _currentRecording() {
-            if !recording.pointee.recordExpected(self, index) { _recordUnexpectedRead(recording, index) }
+            if !recording.pointee.recordExpected(model, index) { _recordUnexpectedRead(recording, model, index) }
             return
         }
         if tether_observation_bridge_get() { _bridgeRead(model, index: index, keyPath) }
@@ -421,11 +427,11 @@ public final class ModelRegistrar: Sendable {
             observation.didSet(model, keyPath: keyPath)
         }
         if _ThreadContext.transactionOpen, let context = _ThreadContext.existing {
-            let id = ObjectIdentifier(self)
-            if !context.transactionChanges.contains(where: { $0.registrar == id && $0.index == index }) {
-                context.transactionChanges.append(_RecordedChange(registrar: id, index: index) { [self] in
-                    guard hasListeners(index) else { return }
-                    notify(model, index: index, value: _quietly { model[keyPath: keyPath] }, M.self)
+            let id = ObjectIdentifier(model)
+            if !context.transactionChanges.contains(where: { $0.model == id && $0.index == index }) {
+                context.transactionChanges.append(_RecordedChange(model: id, index: index) {
+                    guard model._$registrar.hasListeners(index) else { return }
+                    model._$registrar.notify(model, index: index, value: _quietly { model[keyPath: keyPath] }, M.self)
                 })
             }
             return
@@ -450,7 +456,7 @@ public final class ModelRegistrar: Sendable {
         if _slowPath(!isOnOwner) { _offOwnerWrite(model, index: index) }
         var value = value
         if _deliverFirst(model, index, &value) {
-            type._redeliver(self, model, index: index, V.self)
+            type._redeliver(model, index: index, V.self)
         }
     }
 
@@ -505,7 +511,9 @@ public final class ModelRegistrar: Sendable {
     /// model that nobody ever observed).
     @usableFromInline
     func _deliverToPersistence(_ model: AnyObject, _ index: Int) {
-        _persistence.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
+        if let hook = _persistence.load(ordering: .acquiring) {
+            hook._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
+        }
     }
 
     /// `_deliver`, given the side object (which the caller keeps alive).
@@ -561,7 +569,9 @@ public final class ModelRegistrar: Sendable {
         if !anyView || watched.load(ordering: .relaxed) & (1 << 63) != 0 {
             _deliverToEveryPropertyObservers(side, state.slots + anySlot, index, value, anyView)
         }
-        _persistence.load(ordering: .acquiring)?._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
+        if let hook = _persistence.load(ordering: .acquiring) {
+            hook._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
+        }
     }
 
     /// Calls the observers in the view of property `index` with the value at `value`.
@@ -607,54 +617,11 @@ public final class ModelRegistrar: Sendable {
         }
     }
 
-    /// Copies the observer lists that changed into the owner's delivery views: those of
-    /// property `index` and of every-property observers, or (`index == nil`) every slot not
-    /// being delivered. Returns false if the every-property view is out of date but could not
-    /// be replaced because `anyInUse`. Owner thread only.
+    /// Copies the observer lists that changed into the owner's delivery views (see
+    /// `_RegistrarSide.refresh`). Owner thread only.
     @usableFromInline
     func _refresh(_ index: Int?, anyInUse: Bool) -> Bool {
-        let side = side
-        let state = side.delivery
-        let slots = side.slots
-        let any = anySlot
-        var garbage: [_Delivery] = []
-        let anyUpToDate = slots.withLock { slots -> Bool in
-            func refresh(_ slot: Int) {
-                guard state.slots[slot].version != slots[slot].version else { return }
-                var view = _Delivery()
-                view.version = slots[slot].version
-                view.delivering = state.slots[slot].delivering
-                view.dirty = state.slots[slot].dirty
-                for entry in slots[slot].observers.entries {
-                    guard let observer = entry.element else { continue }
-                    if view.first == nil {
-                        view.first = Unmanaged.passRetained(observer)
-                    } else {
-                        view.rest.append(Unmanaged.passRetained(observer))
-                        view.hasRest = true
-                    }
-                }
-                swap(&view, &state.slots[slot])
-                if view.first != nil { garbage.append(view) }
-            }
-            if let index {
-                refresh(index)
-                if !anyInUse { refresh(any) }
-            } else {
-                for slot in slots.indices where slot == any ? state.depth == 0 : !state.slots[slot].delivering {
-                    refresh(slot)
-                }
-            }
-            var bits: UInt64 = 0
-            for slot in slots.indices where state.slots[slot].version != slots[slot].version {
-                bits |= Self.slotBit(slot)
-            }
-            stale.store(bits, ordering: .relaxed)
-            return state.slots[any].version == slots[any].version
-        }
-        // Released outside the lock: an observer's deinit may run user code.
-        for index in garbage.indices { garbage[index].release() }
-        return anyUpToDate
+        side.refresh(index, anyInUse: anyInUse)
     }
 
     // MARK: Observers
@@ -663,46 +630,15 @@ public final class ModelRegistrar: Sendable {
     /// disposable that removes it.
     @usableFromInline
     package func addObserver(index: Int?, _ observer: _SlotObserver) -> any Disposable {
-        let slot = index ?? anySlot
-        let removal = _ObserverRemoval(registrar: self, slot: slot)
-        removal.token.store(addObserver(slot: slot, observer), ordering: .releasing)
-        return removal
+        side.addObserver(index: index, observer)
     }
 
     /// Adds an observer to slot `slot` (a property's index, or `anySlot`), returning the token
-    /// that `removeObserver(slot:token:)` takes.
+    /// that `_RegistrarSide.removeObserver(slot:token:)` takes.
     @usableFromInline
     func addObserver(slot: Int, _ observer: _SlotObserver) -> UInt64 {
-        slots.withLock { slots -> UInt64 in
-            let token = slots[slot].observers.insert(observer)
-            slots[slot].version &+= 1
-            stale.bitwiseOr(Self.slotBit(slot), ordering: .relaxed)
-            watched.bitwiseOr(slot == anySlot ? 1 << 63 : Self.slotBit(slot), ordering: .relaxed)
-            return token
-        }
-    }
-
-    @usableFromInline
-    func removeObserver(slot: Int, token: UInt64) {
-        let removed = slots.withLock { slots -> _SlotObserver? in
-            guard let removed = slots[slot].observers.remove(token: token) else { return nil }
-            slots[slot].version &+= 1
-            stale.bitwiseOr(Self.slotBit(slot), ordering: .relaxed)
-            if slots[slot].observers.isEmpty {
-                // Recompute the bits from what is left.
-                var bits: UInt64 = 0
-                for index in slots.indices where !slots[index].observers.isEmpty {
-                    bits |= index == anySlot || index >= 63 ? 1 << 63 : 1 << UInt64(index)
-                }
-                watched.store(bits, ordering: .relaxed)
-            }
-            return removed
-        }
-        if removed != nil, isOnOwner, side.delivery.depth == 0 {
-            // On the owner, outside a delivery: drop the view's reference at once.
-            _ = _refresh(nil, anyInUse: false)
-        }
-        withExtendedLifetime(removed) {}
+        // The model is alive (the caller holds it): its side object has not ended.
+        side.addObserver(slot: slot, observer)!
     }
 
     /// The number of observers of property `index` (or of every property, for nil).
@@ -781,20 +717,21 @@ public final class ModelRegistrar: Sendable {
     }
 }
 
-/// Removes one observer from a registrar; holds the registrar weakly. Also says whether its
+/// Removes one observer from a registrar. It holds the registrar's side object, which stays
+/// valid after the model is freed (and then removes nothing). Also says whether its
 /// subscription has ended (disposed, or completed because the model was freed), for an observer
 /// that holds it (see `_PropertySubscription`).
 @usableFromInline
 final class _ObserverRemoval: Disposable {
-    @usableFromInline weak let registrar: ModelRegistrar?
+    @usableFromInline let side: _RegistrarSide
     @usableFromInline let slot: Int
     /// The registrar's token for the observer (stored right after it is added).
     @usableFromInline let token = Atomic<UInt64>(0)
     @usableFromInline let disposed = Atomic<Bool>(false)
 
     @usableFromInline
-    init(registrar: ModelRegistrar, slot: Int) {
-        self.registrar = registrar
+    init(side: _RegistrarSide, slot: Int) {
+        self.side = side
         self.slot = slot
     }
 
@@ -804,7 +741,7 @@ final class _ObserverRemoval: Disposable {
     @usableFromInline
     func dispose() {
         guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        registrar?.removeObserver(slot: slot, token: token.load(ordering: .acquiring))
+        side.removeObserver(slot: slot, token: token.load(ordering: .acquiring))
     }
 
     /// Ends the subscription without removing the observer (the model is being freed, and
@@ -829,8 +766,13 @@ public func adopt<M: Model>(_ model: M) {
 }
 
 /// The parts of a registrar that only a model with observers or bindings needs: made on first
-/// use, so that a model that is only stored and loaded costs two objects (itself and its
-/// registrar).
+/// use, so that a model that is only stored and loaded is one object (its registrar is inside).
+///
+/// Observers' removals (`_ObserverRemoval`) and bindings hold it, so it can outlive its model.
+/// It reaches the registrar through `registrar`, the registrar's address inside the model,
+/// only while the model lives: the registrar's `deinit` sets `ended` under the `slots` lock
+/// before the model's memory is freed, and whatever reads `registrar` from another thread
+/// checks `ended` under the same lock first.
 @usableFromInline
 final class _RegistrarSide: Sendable {
     @usableFromInline let slots: _Locked<[_Slot]>
@@ -840,16 +782,26 @@ final class _RegistrarSide: Sendable {
     /// The bridge to Swift's Observation (retained), made when Observation first needs it, or
     /// the box the registrar had before this object was made.
     @usableFromInline let _observation: Atomic<Unmanaged<_ObservationBox>?>
+    /// The registrar, inside its model. Valid while `ended` is false, and read off the model's
+    /// own code paths only under the `slots` lock after checking `ended` (see above): that is
+    /// why this pointer, which is not `Sendable`, may be shared.
+    nonisolated(unsafe) let registrar: UnsafePointer<ModelRegistrar>
+    /// Set by the registrar's `deinit`, under the `slots` lock: the model is being freed.
+    let ended = Atomic<Bool>(false)
 
-    init(count: Int, observation box: _ObservationBox?) {
+    init(count: Int, registrar: UnsafePointer<ModelRegistrar>, observation box: _ObservationBox?) {
         slots = _Locked(Array(repeating: _Slot(), count: count))
         delivery = _DeliveryState(count: count)
+        self.registrar = registrar
         _observation = Atomic(box.map { Unmanaged.passRetained($0) })
     }
 
     deinit {
         _observation.load(ordering: .acquiring)?.release()
     }
+
+    /// The slot of every-property observers (the last one).
+    var anySlot: Int { delivery.count - 1 }
 
     /// Observation's registrar, made now if it does not exist yet (the first one installed wins).
     @usableFromInline
@@ -860,6 +812,128 @@ final class _RegistrarSide: Sendable {
         if installed { return made._withUnsafeGuaranteedRef { $0.registrar } }
         made.release()
         return current!._withUnsafeGuaranteedRef { $0.registrar }
+    }
+
+    /// The model is being freed (called by its registrar's `deinit`): from now on nothing
+    /// reads the registrar. Returns every registered observer and the delivery views, for the
+    /// caller to end and release outside the lock (an observer's end runs user code). The
+    /// views are emptied here, not when this object is freed: an observer that holds its
+    /// removal, which holds this object, would otherwise keep both alive.
+    func end() -> ([_SlotObserver], [_Delivery]) {
+        slots.withLock { slots in
+            ended.store(true, ordering: .relaxed)
+            var observers: [_SlotObserver] = []
+            for index in slots.indices { observers += slots[index].observers.removeAll() }
+            var views: [_Delivery] = []
+            for index in 0..<delivery.count {
+                var view = _Delivery()
+                swap(&view, &delivery.slots[index])
+                if view.first != nil { views.append(view) }
+            }
+            return (observers, views)
+        }
+    }
+
+    /// Adds an observer of property `index` (or of every property, for `nil`), returning the
+    /// disposable that removes it. If the model has been freed meanwhile (the caller holds
+    /// this object, not the model), the observer is ended at once instead.
+    func addObserver(index: Int?, _ observer: _SlotObserver) -> any Disposable {
+        let slot = index ?? anySlot
+        let removal = _ObserverRemoval(side: self, slot: slot)
+        guard let token = addObserver(slot: slot, observer) else {
+            _ = removal.end()
+            observer.onEnd(observer)
+            return removal
+        }
+        removal.token.store(token, ordering: .releasing)
+        return removal
+    }
+
+    /// Adds an observer to slot `slot`, returning its token; nil once the model is freed.
+    func addObserver(slot: Int, _ observer: _SlotObserver) -> UInt64? {
+        slots.withLock { slots -> UInt64? in
+            guard !ended.load(ordering: .relaxed) else { return nil }
+            let token = slots[slot].observers.insert(observer)
+            slots[slot].version &+= 1
+            registrar.pointee.stale.bitwiseOr(ModelRegistrar.slotBit(slot), ordering: .relaxed)
+            registrar.pointee.watched.bitwiseOr(slot == anySlot ? 1 << 63 : ModelRegistrar.slotBit(slot), ordering: .relaxed)
+            return token
+        }
+    }
+
+    /// Removes the observer with `token` from slot `slot`, from any thread; nothing once the
+    /// model is freed. On the owner, outside a delivery, the owner's view lets go of it at once;
+    /// otherwise at the owner's next write of the model (or when the model is freed).
+    func removeObserver(slot: Int, token: UInt64) {
+        let (removed, onOwner) = slots.withLock { slots -> (_SlotObserver?, Bool) in
+            guard !ended.load(ordering: .relaxed) else { return (nil, false) }
+            let registrar = self.registrar
+            guard let removed = slots[slot].observers.remove(token: token) else { return (nil, false) }
+            slots[slot].version &+= 1
+            registrar.pointee.stale.bitwiseOr(ModelRegistrar.slotBit(slot), ordering: .relaxed)
+            if slots[slot].observers.isEmpty {
+                // Recompute the bits from what is left.
+                var bits: UInt64 = 0
+                for index in slots.indices where !slots[index].observers.isEmpty {
+                    bits |= index == anySlot || index >= 63 ? 1 << 63 : 1 << UInt64(index)
+                }
+                registrar.pointee.watched.store(bits, ordering: .relaxed)
+            }
+            return (removed, registrar.pointee.isOnOwner)
+        }
+        if removed != nil, onOwner, delivery.depth == 0 {
+            // On the owner, outside a delivery: drop the view's reference at once.
+            _ = refresh(nil, anyInUse: false)
+        }
+        withExtendedLifetime(removed) {}
+    }
+
+    /// Copies the observer lists that changed into the owner's delivery views: those of
+    /// property `index` and of every-property observers, or (`index == nil`) every slot not
+    /// being delivered. Returns false if the every-property view is out of date but could not
+    /// be replaced because `anyInUse`. Owner thread only; nothing once the model is freed.
+    func refresh(_ index: Int?, anyInUse: Bool) -> Bool {
+        let state = delivery
+        let any = anySlot
+        var garbage: [_Delivery] = []
+        let anyUpToDate = slots.withLock { slots -> Bool in
+            guard !ended.load(ordering: .relaxed) else { return true }
+            func refresh(_ slot: Int) {
+                guard state.slots[slot].version != slots[slot].version else { return }
+                var view = _Delivery()
+                view.version = slots[slot].version
+                view.delivering = state.slots[slot].delivering
+                view.dirty = state.slots[slot].dirty
+                for entry in slots[slot].observers.entries {
+                    guard let observer = entry.element else { continue }
+                    if view.first == nil {
+                        view.first = Unmanaged.passRetained(observer)
+                    } else {
+                        view.rest.append(Unmanaged.passRetained(observer))
+                        view.hasRest = true
+                    }
+                }
+                swap(&view, &state.slots[slot])
+                if view.first != nil { garbage.append(view) }
+            }
+            if let index {
+                refresh(index)
+                if !anyInUse { refresh(any) }
+            } else {
+                for slot in slots.indices where slot == any ? state.depth == 0 : !state.slots[slot].delivering {
+                    refresh(slot)
+                }
+            }
+            var bits: UInt64 = 0
+            for slot in slots.indices where state.slots[slot].version != slots[slot].version {
+                bits |= ModelRegistrar.slotBit(slot)
+            }
+            registrar.pointee.stale.store(bits, ordering: .relaxed)
+            return state.slots[any].version == slots[any].version
+        }
+        // Released outside the lock: an observer's deinit may run user code.
+        for index in garbage.indices { garbage[index].release() }
+        return anyUpToDate
     }
 }
 
@@ -878,7 +952,7 @@ final class _ObservationBox: Sendable {
 /// allocates nothing per model.
 @usableFromInline
 package final class _PersistenceHook: Sendable {
-    @usableFromInline package let changed: @Sendable (AnyObject, ModelRegistrar, Int) -> Void
+    @usableFromInline package let changed: @Sendable (AnyObject, borrowing ModelRegistrar, Int) -> Void
     /// The live model of row `id` of the given model type's table, loaded if it is not in memory
     /// (for a reference whose target was freed, see `_ModelReference`); nil if there is none.
     package let resolve: @Sendable (any Model.Type, Int64) -> AnyObject?
@@ -887,15 +961,15 @@ package final class _PersistenceHook: Sendable {
     @usableFromInline package let collectionsUnloaded: Bool
     /// Loads the to-many collections of a stored model on their first use; it installs a hook
     /// whose collections are loaded first.
-    package let loadCollections: @Sendable (AnyObject, ModelRegistrar) -> Void
+    package let loadCollections: @Sendable (AnyObject, borrowing ModelRegistrar) -> Void
     /// How many models holding this hook have been freed (on any thread): the store sweeps
     /// its identity map of their entries once enough have ended.
     package let endedModels = Atomic<Int>(0)
     package init(
-        changed: @escaping @Sendable (AnyObject, ModelRegistrar, Int) -> Void,
+        changed: @escaping @Sendable (AnyObject, borrowing ModelRegistrar, Int) -> Void,
         resolve: @escaping @Sendable (any Model.Type, Int64) -> AnyObject? = { _, _ in nil },
         collectionsUnloaded: Bool = false,
-        loadCollections: @escaping @Sendable (AnyObject, ModelRegistrar) -> Void = { _, _ in }
+        loadCollections: @escaping @Sendable (AnyObject, borrowing ModelRegistrar) -> Void = { _, _ in }
     ) {
         self.changed = changed
         self.resolve = resolve

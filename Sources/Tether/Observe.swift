@@ -112,11 +112,10 @@ final class _StoredSource<M: Model, V>: @unchecked Sendable {
             completed?()
             return _PropertySubscription<V>.ended
         }
-        let registrar = model._$registrar
-        _checkOwner(registrar, M.self, keyPath)
-        let removal = _ObserverRemoval(registrar: registrar, slot: index)
+        _checkOwner(model._$registrar, M.self, keyPath)
+        let removal = _ObserverRemoval(side: model._$registrar.side, slot: index)
         let subscription = _PropertySubscription<V>(removal, next: next, completed: completed)
-        removal.token.store(registrar.addObserver(slot: index, subscription), ordering: .releasing)
+        removal.token.store(model._$registrar.addObserver(slot: index, subscription), ordering: .releasing)
         // Tether's own read: not reported to Observation (see `_quietly`).
         subscription.receive(_quietly { model[keyPath: keyPath] })
         return removal
@@ -169,14 +168,14 @@ final class _PropertySubscription<V>: _SlotObserver, @unchecked Sendable {
 }
 
 @usableFromInline
-func _checkOwner(_ registrar: ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKeyPath) {
+func _checkOwner(_ registrar: borrowing ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKeyPath) {
     if _slowPath(!registrar.isOnOwner) { _offOwner(registrar, "observe(\(type), \(keyPath)) subscribed") }
 }
 
 /// Stops the process: `what` happened where the model does not belong. The message says where
 /// it belongs and what to do.
 @usableFromInline
-func _offOwner(_ registrar: ModelRegistrar, _ what: @autoclosure () -> String) -> Never {
+func _offOwner(_ registrar: borrowing ModelRegistrar, _ what: @autoclosure () -> String) -> Never {
     preconditionFailure(
         "Tether: \(what()) off the model's owner; the model belongs to \(registrar.ownerDescription). "
             + "Use it there (for example subscribe inside `Task { @MainActor in ... }` for a model of the main actor, "
@@ -244,7 +243,7 @@ final class _ComputedSource<M: Model, V, Same: _Sameness>: @unchecked Sendable w
         }
         _checkOwner(model._$registrar, M.self, keyPath)
         let observation = _ComputedObservation<M, V, Same, Output>(model: model, get: get, output: output)
-        _tieToModel(model._$registrar, lifetime, ending: { output.complete() }, cancel: { observation.cancel() })
+        _tieToModel(model._$registrar.side, lifetime, ending: { output.complete() }, cancel: { observation.cancel() })
         observation.recompute()
     }
 }
@@ -253,18 +252,18 @@ final class _ComputedSource<M: Model, V, Same: _Sameness>: @unchecked Sendable w
 /// (`ending`), and the subscription's end cancels it and forgets the model's `ending`.
 @usableFromInline
 func _tieToModel(
-    _ registrar: ModelRegistrar,
+    _ side: _RegistrarSide,
     _ lifetime: CompoundDisposable,
     ending: @escaping @Sendable () -> Void,
     cancel: @escaping @Sendable () -> Void
 ) {
     let ending = ActionDisposable(ending)
-    registrar.lifetime.add(ending)
-    let weakRegistrar = _WeakModel(registrar)
+    side.lifetime.add(ending)
+    let weakSide = _WeakModel(side)
     lifetime.add {
         cancel()
         ending.dispose()
-        weakRegistrar.model?.lifetime.remove(ending)
+        weakSide.model?.lifetime.remove(ending)
     }
 }
 
@@ -354,8 +353,8 @@ where Same.Value == V, Output.Value == V {
     @usableFromInline weak let model: M?
     /// The same model, unretained: only used while it is known to be alive (see above).
     @usableFromInline let unretainedModel: Unmanaged<M>
-    /// The model's registrar, by identity: changes it delivers come with the model alive.
-    @usableFromInline let modelRegistrar: ObjectIdentifier
+    /// The model, by identity: changes its registrar delivers come with the model alive.
+    @usableFromInline let modelID: ObjectIdentifier
     @usableFromInline let get: _Getter<M, V>
     /// Where values go: the subscription's sink, or (see `Signal._runDirect`) its subscriber.
     @usableFromInline let output: Output
@@ -367,7 +366,7 @@ where Same.Value == V, Output.Value == V {
     init(model: M, get: _Getter<M, V>, output: Output) {
         self.model = model
         self.unretainedModel = Unmanaged.passUnretained(model)
-        self.modelRegistrar = ObjectIdentifier(model._$registrar)
+        self.modelID = ObjectIdentifier(model)
         self.get = get
         self.output = output
     }
@@ -434,10 +433,10 @@ where Same.Value == V, Output.Value == V {
     @inlinable @inline(never)
     func commitDependencies() {
         let recorder = self.recorder
-        let modelRegistrar = self.modelRegistrar
-        recorder.commit(makeObserver: { registrar in
+        let modelID = self.modelID
+        recorder.commit(makeObserver: { model in
             // One closure per case, each capturing only `self`.
-            if ObjectIdentifier(registrar) == modelRegistrar {
+            if model == modelID {
                 return _SlotObserver(
                     onChange: { [self] _, _, _ in dependencyChanged(modelIsAlive: true) },
                     onEnd: { _ in recorder.invalidate() }
@@ -491,18 +490,18 @@ public func changes<M: Model>(of model: M) -> Signal<ModelChange<M>, Never> {
 /// ticks.take(until: lifetime(of: screenModel)).subscribe(next: { print($0) })
 /// ```
 public func lifetime<M: Model>(of model: M) -> Signal<Never, Never> {
-    let registrar = _WeakModel(model._$registrar)
+    let side = _WeakModel(model._$registrar.side)
     return Signal(_unchecked: { sink, lifetime in
-        guard let registrar = registrar.model else {
+        guard let side = side.model else {
             sink(.completed)
             return
         }
         let ending = ActionDisposable { sink(.completed) }
-        registrar.lifetime.add(ending)
-        let weakRegistrar = _WeakModel(registrar)
+        side.lifetime.add(ending)
+        let weakSide = _WeakModel(side)
         lifetime.add {
             ending.dispose()
-            weakRegistrar.model?.lifetime.remove(ending)
+            weakSide.model?.lifetime.remove(ending)
         }
     })
 }

@@ -144,7 +144,7 @@ public struct _ModelReference<Target: Model> {
     /// reference whose target is not in memory: `current` is nil); nil if there is none. Not
     /// mutating: loading may read this reference again (the target's collection holds the
     /// model), so the storage must not be under exclusive access meanwhile. `cache` keeps it.
-    public func load(_ registrar: ModelRegistrar) -> Target? {
+    public func load(_ registrar: borrowing ModelRegistrar) -> Target? {
         guard id != 0, let hook = registrar.persistence else { return nil }
         return hook.resolve(Target.self, id) as? Target
     }

@@ -224,12 +224,14 @@ func _endQuiet(_ interrupted: UnsafeMutablePointer<_Recording>?) {
 }
 
 extension ModelRegistrar {
-    /// Records a read of property `index` that the evaluation at `recording` did not expect
-    /// (its reads now differ from its last evaluation's).
+    /// Records a read of property `index` of `model` (whose registrar this is) that the
+    /// evaluation at `recording` did not expect (its reads now differ from its last
+    /// evaluation's).
     @usableFromInline @inline(never)
-    func _recordUnexpectedRead(_ recording: UnsafeMutablePointer<_Recording>, _ index: Int) {
+    func _recordUnexpectedRead(_ recording: UnsafeMutablePointer<_Recording>, _ model: AnyObject, _ index: Int) {
         recording.pointee.diverge()
-        recording.pointee.recorder._withUnsafeGuaranteedRef { $0.recordOther(self, index) }
+        let side = side
+        recording.pointee.recorder._withUnsafeGuaranteedRef { $0.recordOther(ObjectIdentifier(model), side, index) }
     }
 
     /// Whether this thread is reading for Tether itself (inside `_quietly`, outside any
@@ -244,15 +246,15 @@ extension ModelRegistrar {
 /// One dependency of a computed observer: a tracked property of some model, by identity.
 @usableFromInline
 struct _DependencyKey: Equatable, Sendable {
-    @usableFromInline let registrar: ObjectIdentifier
+    @usableFromInline let model: ObjectIdentifier
     @usableFromInline let index: Int
-    @usableFromInline init(registrar: ObjectIdentifier, index: Int) {
-        self.registrar = registrar
+    @usableFromInline init(model: ObjectIdentifier, index: Int) {
+        self.model = model
         self.index = index
     }
 
     /// The end of a recording's keys: no read has a negative index, so none matches it.
-    static let end = _DependencyKey(registrar: ObjectIdentifier(_DependencyRecorder.self), index: -1)
+    static let end = _DependencyKey(model: ObjectIdentifier(_DependencyRecorder.self), index: -1)
 }
 
 /// What a running evaluation compares its reads with, and how far it got: the per-read state
@@ -316,9 +318,9 @@ struct _Recording {
     /// Records the read if it is the one the last evaluation made at this point; returns false
     /// (and records nothing) otherwise.
     @inlinable @inline(__always)
-    mutating func recordExpected(_ registrar: ModelRegistrar, _ index: Int) -> Bool {
+    mutating func recordExpected(_ model: AnyObject, _ index: Int) -> Bool {
         let next = cursor
-        guard next.pointee.registrar == ObjectIdentifier(registrar), next.pointee.index == index else { return false }
+        guard next.pointee.model == ObjectIdentifier(model), next.pointee.index == index else { return false }
         cursor = next + 1
         return true
     }
@@ -338,7 +340,7 @@ struct _Recording {
 /// while the getter reads the same properties in the same order (the common case: no branch
 /// changed), recording costs a comparison per read, retains nothing and allocates nothing,
 /// and the observers are kept as they are. Only reads that differ are collected (with their
-/// registrars, retained until `commit`), and `commit` then observes the new dependencies and
+/// registrars' side objects, retained until `commit`), and `commit` then observes the new dependencies and
 /// stops observing the ones no longer read.
 ///
 /// Everything but `removals`, `cancelled` and `invalidated` is touched only on the owner
@@ -353,9 +355,9 @@ final class _DependencyRecorder: @unchecked Sendable {
 
     /// The per-read state (owned: freed with the recorder).
     @usableFromInline let recording: UnsafeMutablePointer<_Recording>
-    /// The reads that did not match `expected`, with their registrars (kept alive until
-    /// `commit` observes them).
-    @exclusivity(unchecked) private var fresh: [(registrar: ModelRegistrar, index: Int)] = []
+    /// The reads that did not match `expected`: the model, by identity, the side object of its
+    /// registrar (kept alive until `commit` observes it) and the property.
+    @exclusivity(unchecked) private var fresh: [(model: ObjectIdentifier, side: _RegistrarSide, index: Int)] = []
     /// Whether `expected`'s identities cannot be trusted for this evaluation (see `invalidate`);
     /// set by `begin()`, cleared by `commit`.
     @exclusivity(unchecked) private var rebuilding = false
@@ -363,11 +365,11 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// cancelled.
     private let removals = _Locked<[any Disposable]?>([])
     @usableFromInline let cancelledFlag = Atomic<Bool>(false)
-    /// Set when a model we depend on was freed: its registrar's address may be reused by
+    /// Set when a model we depend on was freed: its address may be reused by
     /// another model, so the next evaluation observes everything it reads anew.
     @usableFromInline let invalidated = Atomic<Bool>(false)
     /// Models read through references that hold them weakly (`_keepWhileObserved`), by
-    /// registrar, since the last commit: the commit keeps those it observes alive.
+    /// identity, since the last commit: the commit keeps those it observes alive.
     @exclusivity(unchecked) private var readTargets: [ObjectIdentifier: AnyObject] = [:]
 
 
@@ -395,15 +397,15 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// Records a read that differs from the last evaluation's (`_Recording.record` set
     /// `diverged`).
     @inline(never)
-    func recordOther(_ registrar: ModelRegistrar, _ index: Int) {
-        let key = _DependencyKey(registrar: ObjectIdentifier(registrar), index: index)
+    func recordOther(_ model: ObjectIdentifier, _ side: _RegistrarSide, _ index: Int) {
+        let key = _DependencyKey(model: model, index: index)
         // Read already: an earlier matched read, or a fresh one.
         let recording = self.recording
         for position in 0..<recording.pointee.matched where recording.pointee.expected[position] == key {
             return
         }
-        for entry in fresh where entry.index == index && entry.registrar === registrar { return }
-        fresh.append((registrar, index))
+        for entry in fresh where entry.index == index && entry.model == model && entry.side === side { return }
+        fresh.append((model, side, index))
     }
 
     /// Starts an evaluation on the calling thread: reads are recorded until `end(_:)`, which
@@ -443,20 +445,20 @@ final class _DependencyRecorder: @unchecked Sendable {
     /// commit, which keeps it alive with the observers of its properties (unless those are
     /// observed already: then they keep it).
     @usableFromInline @inline(never)
-    func keep(_ target: AnyObject, _ registrar: ModelRegistrar) {
-        let id = ObjectIdentifier(registrar)
-        for key in recording.pointee.expectedKeys where key.registrar == id { return }
+    func keep(_ target: AnyObject) {
+        let id = ObjectIdentifier(target)
+        for key in recording.pointee.expectedKeys where key.model == id { return }
         // Read and never observed (only compared with nil, say): not kept for long.
         if readTargets.count >= 64 { readTargets.removeAll(keepingCapacity: true) }
         readTargets[id] = target
     }
 
     /// Makes the dependencies those of the evaluation that just ended: keeps the observers of
-    /// properties still read, adds one (made by `makeObserver` for the registrar it goes to)
+    /// properties still read, adds one (made by `makeObserver` for the model it goes to)
     /// for each new one, and removes the others. An observer of a model read through a weak
     /// reference (`keep`) keeps that model alive until it is removed.
     @usableFromInline
-    func commit(makeObserver: (ModelRegistrar) -> _SlotObserver) {
+    func commit(makeObserver: (ObjectIdentifier) -> _SlotObserver) {
         defer {
             fresh.removeAll(keepingCapacity: true)
             readTargets.removeAll(keepingCapacity: true)
@@ -469,15 +471,15 @@ final class _DependencyRecorder: @unchecked Sendable {
         var kept = Array(old[0..<matched])
         var reused = [Bool](repeating: false, count: old.count)
         for position in 0..<matched { reused[position] = true }
-        for (registrar, index) in fresh {
-            let key = _DependencyKey(registrar: ObjectIdentifier(registrar), index: index)
+        for (model, side, index) in fresh {
+            let key = _DependencyKey(model: model, index: index)
             keys.append(key)
             if !rebuilding, let position = expected[matched...].firstIndex(of: key), !reused[position] {
                 reused[position] = true
                 kept.append(old[position])
             } else {
-                let removal = registrar.addObserver(index: index, makeObserver(registrar))
-                if let target = readTargets[ObjectIdentifier(registrar)] {
+                let removal = side.addObserver(index: index, makeObserver(model))
+                if let target = readTargets[model] {
                     kept.append(_KeepingAlive(removal, target))
                 } else {
                     kept.append(removal)
@@ -554,7 +556,7 @@ final class _KeepingAlive: Disposable, @unchecked Sendable {
 @inlinable @inline(__always)
 public func _keepWhileObserved<Target: Model>(_ target: Target) {
     if let recording = _currentRecording() {
-        recording.pointee.recorder.takeUnretainedValue().keep(target, target._$registrar)
+        recording.pointee.recorder.takeUnretainedValue().keep(target)
     }
 }
 
@@ -572,7 +574,7 @@ struct _Evaluation {
 
 /// A change made inside a transaction, redelivered when the transaction ends.
 struct _RecordedChange {
-    let registrar: ObjectIdentifier
+    let model: ObjectIdentifier
     let index: Int
     let redeliver: () -> Void
 }

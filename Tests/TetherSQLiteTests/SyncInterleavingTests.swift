@@ -175,7 +175,7 @@ struct SyncInterleavingTests {
                 // already (the registrar's marks) agrees with the pending rows.
                 let models = side.held.values.map { $0 as any Model } + (side.notes.values.last ?? []).map { $0 as any Model }
                 for model in models {
-                    let marked = model._$registrar.pendingColumns.load(ordering: .relaxed)
+                    let marked = model._registrarAddress.pointee.pendingColumns.load(ordering: .relaxed)
                     let pending = side.store.state.dirty[ObjectIdentifier(model)]?.columns.marks ?? 0
                     if marked != pending {
                         Issue.record("seed \(seed), step \(step): \(type(of: model)) \(model.persistentID ?? 0) marks \(marked) pending, has \(pending)\n\(history.suffix(12).joined(separator: "\n"))")

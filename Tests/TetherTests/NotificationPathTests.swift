@@ -80,8 +80,7 @@ struct NotificationPathTests {
         let shapes = Shapes()
         let values = Recorder<Int>()
         values.record(observe(shapes, \.value))
-        let registrar = shapes._$registrar
-        func observed() -> [Int] { (0..<4).map { registrar.observerCount(index: $0) } }
+        func observed() -> [Int] { (0..<4).map { shapes._$registrar.observerCount(index: $0) } }
         #expect(observed() == [1, 1, 1, 0])           // mode, a, b
 
         shapes.mode = 1                                // a: reads mode, a

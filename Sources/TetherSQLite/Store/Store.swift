@@ -269,10 +269,10 @@ public final class Store {
             let table = _Table(
                 makeModel: {
                     let model = M()
-                    // The model holds its registrar for as long as the caller holds the model.
-                    return (model, Unmanaged.passUnretained(model._$registrar))
+                    // The registrar is inside the model: valid for as long as the caller holds the model.
+                    return (model, model._$registrar.address)
                 },
-                registrarOf: { Unmanaged.passUnretained(unsafeDowncast($0, to: M.self)._$registrar) },
+                registrarOf: { unsafeDowncast($0, to: M.self)._$registrar.address },
                 definition: definition,
                 columns: definition.columns.map { _ColumnIO.make(properties[$0.propertyIndex], column: $0) },
                 propertyNames: properties.map(\.name),
@@ -355,7 +355,7 @@ public final class Store {
                 guard let childTable = state.tablesByName[relation.childTable], childTable.validates else { continue }
                 for model in models where model.persistentID == nil {
                     for child in relation.relationship.read(model)
-                    where childTable.registrarOf(child)._withUnsafeGuaranteedRef({ $0.rowID.load(ordering: .relaxed) <= 0 }) {
+                    where childTable.registrarOf(child).pointee.rowID.load(ordering: .relaxed) <= 0 {
                         let failures = validationFailures(of: child)
                         if !failures.isEmpty { throw .invalid(ValidationError(model: childTable.definition.modelName, id: nil, failures: failures)) }
                     }
@@ -382,7 +382,7 @@ public final class Store {
     func insertObjects(_ objects: [AnyObject], table: _Table) throws {
         if table.validates {
             let registrarOf = table.registrarOf
-            for object in objects where registrarOf(object)._withUnsafeGuaranteedRef({ $0.rowID.load(ordering: .relaxed) <= 0 }) {
+            for object in objects where registrarOf(object).pointee.rowID.load(ordering: .relaxed) <= 0 {
                 let failures = validationFailures(of: object)
                 if !failures.isEmpty { throw StoreError.invalid(ValidationError(model: table.definition.modelName, id: nil, failures: failures)) }
             }
@@ -399,7 +399,7 @@ public final class Store {
         let registrarOf = table.registrarOf
         var fresh: [Int] = []
         fresh.reserveCapacity(objects.count)
-        for index in objects.indices where registrarOf(objects[index])._withUnsafeGuaranteedRef({ $0.rowID.load(ordering: .relaxed) <= 0 }) {
+        for index in objects.indices where registrarOf(objects[index]).pointee.rowID.load(ordering: .relaxed) <= 0 {
             fresh.append(index)
         }
         guard !fresh.isEmpty else { return }
@@ -465,10 +465,9 @@ public final class Store {
         for (index, id) in zip(fresh, ids) {
             // `objects[index]` is borrowed each time, not held in a local (which would be
             // retained and released).
-            registrarOf(objects[index])._withUnsafeGuaranteedRef { registrar in
-                registrar.rowID.store(id, ordering: .relaxed)
-                registrar.setPersistence(hook)
-            }
+            let registrar = registrarOf(objects[index])
+            registrar.pointee.rowID.store(id, ordering: .relaxed)
+            registrar.pointee.setPersistence(hook)
             live.set(objects[index], for: id)
         }
         protect(ids.lazy.map { _RowKey(table: tableName, id: $0) }, at: stamp)
@@ -621,7 +620,7 @@ public final class Store {
                 // Their collections are loaded on first use (`loadCollectionsOnFirstUse`).
                 let hook = table.unloadedHook!
                 for (parent, _) in fetched.fresh {
-                    table.registrarOf(parent)._withUnsafeGuaranteedRef { $0.setPersistence(hook) }
+                    table.registrarOf(parent).pointee.setPersistence(hook)
                 }
                 state.lastFetchedParents[table.name] = fetched.fresh.prefix(Self.collectionBatch * 8).map { (_WeakModel($0.model), $0.id) }
             }

@@ -62,10 +62,11 @@ final class _Table: @unchecked Sendable {
     // and writers, `makeModel`, the hooks) only while the model's thread waits for the queue
     // (see `_WaitingModels` and `_WhileWaiting`).
     let definition: TableDefinition
-    /// Makes a model of the table's type with its default values, and returns its registrar.
-    let makeModel: () -> (AnyObject, Unmanaged<ModelRegistrar>)
-    /// The registrar of a model of the table's type, unretained (the model holds it).
-    let registrarOf: (AnyObject) -> Unmanaged<ModelRegistrar>
+    /// Makes a model of the table's type with its default values, and returns its registrar
+    /// (inside the model: valid while the model lives).
+    let makeModel: () -> (AnyObject, UnsafePointer<ModelRegistrar>)
+    /// The registrar of a model of the table's type (inside the model: valid while it lives).
+    let registrarOf: (AnyObject) -> UnsafePointer<ModelRegistrar>
     /// The reader and writer of each column of `definition.columns`, in that order.
     let columns: [_ColumnIO]
     let propertyNames: [String]
@@ -103,8 +104,8 @@ final class _Table: @unchecked Sendable {
             + deletedHook.endedModels.load(ordering: .relaxed)
     }
 
-    init(makeModel: @escaping () -> (AnyObject, Unmanaged<ModelRegistrar>),
-         registrarOf: @escaping (AnyObject) -> Unmanaged<ModelRegistrar>,
+    init(makeModel: @escaping () -> (AnyObject, UnsafePointer<ModelRegistrar>),
+         registrarOf: @escaping (AnyObject) -> UnsafePointer<ModelRegistrar>,
          definition: TableDefinition, columns: [_ColumnIO], propertyNames: [String], validates: Bool, box: _StoreBox) {
         self.validates = validates
         self.box = box
@@ -143,7 +144,7 @@ final class _Table: @unchecked Sendable {
             guard let type = type as? any PersistentModel.Type, let store = box.store else { return nil }
             return try? store.related(type, id: id)
         }
-        let changed: @Sendable (AnyObject, ModelRegistrar, Int) -> Void = { [unowned self] model, registrar, index in
+        let changed: @Sendable (AnyObject, borrowing ModelRegistrar, Int) -> Void = { [unowned self] model, registrar, index in
             box.store?.changed(model, registrar, column: index, table: self)
         }
         liveHook = _PersistenceHook(changed: changed, resolve: resolve)
@@ -270,11 +271,9 @@ final class _Table: @unchecked Sendable {
                         throw located(error, position: position)
                     }
                 }
-                registrar._withUnsafeGuaranteedRef { registrar in
-                    registrar.adopt(owner: owner)
-                    registrar.rowID.store(id, ordering: .relaxed)
-                    registrar.setPersistence(hook)
-                }
+                registrar.pointee.adopt(owner: owner)
+                registrar.pointee.rowID.store(id, ordering: .relaxed)
+                registrar.pointee.setPersistence(hook)
                 live.set(model, for: id)
                 made?.pointee.append(id)
                 if out.collectsFresh { out.fresh.append((model, id)) }

@@ -214,7 +214,7 @@ extension Store {
     /// `collectionBatch` whose collections are still unloaded: a list of parents whose
     /// collections are read in turn costs one query per relationship and window, not one per
     /// parent.
-    func loadCollectionsOnFirstUse(_ model: AnyObject, _ registrar: ModelRegistrar, table: _Table) {
+    func loadCollectionsOnFirstUse(_ model: AnyObject, _ registrar: borrowing ModelRegistrar, table: _Table) {
         let id = registrar.rowID.load(ordering: .relaxed)
         guard id > 0 else { return }
         // Loaded from now on: the loads below set the collections without coming back here.
@@ -225,12 +225,11 @@ extension Store {
             let start = position / Self.collectionBatch * Self.collectionBatch
             for (other, otherID) in batch[start..<Swift.min(start + Self.collectionBatch, batch.count)] where otherID != id {
                 guard let other = other.model else { continue }
-                let waiting = table.registrarOf(other)._withUnsafeGuaranteedRef { registrar in
-                    guard registrar.hasUnloadedCollections, registrar.rowID.load(ordering: .relaxed) == otherID else { return false }
-                    registrar.setPersistence(table.liveHook)
-                    return true
+                let registrar = table.registrarOf(other)
+                if registrar.pointee.hasUnloadedCollections, registrar.pointee.rowID.load(ordering: .relaxed) == otherID {
+                    registrar.pointee.setPersistence(table.liveHook)
+                    parents.append((other, otherID))
                 }
-                if waiting { parents.append((other, otherID)) }
             }
         }
         do {
@@ -238,9 +237,8 @@ extension Store {
         } catch {
             // Still waiting (unless deleted meanwhile: a deleted model's collections stay empty).
             for (parent, parentID) in parents {
-                table.registrarOf(parent)._withUnsafeGuaranteedRef { registrar in
-                    if registrar.rowID.load(ordering: .relaxed) == parentID { registrar.setPersistence(table.unloadedHook) }
-                }
+                let registrar = table.registrarOf(parent)
+                if registrar.pointee.rowID.load(ordering: .relaxed) == parentID { registrar.pointee.setPersistence(table.unloadedHook) }
             }
             errorSubject.sendNext(error)
         }
@@ -253,7 +251,7 @@ extension Store {
     /// a parent whose collections wait for their first use is left alone (its load reads them).
     private func collectionsLoaded(_ parent: AnyObject, _ relation: _ToMany) -> Bool {
         guard let table = state.tablesByName[relation.parentTable] else { return true }
-        return !table.registrarOf(parent)._withUnsafeGuaranteedRef { $0.hasUnloadedCollections }
+        return !table.registrarOf(parent).pointee.hasUnloadedCollections
     }
 
     /// Sets the collections of parents just loaded (`parents`, of `table`): the children of all
@@ -299,7 +297,7 @@ extension Store {
                 for child in children {
                     // A child already in another live parent's collection (its row moved, and
                     // this load came first) leaves it.
-                    let rowID = childTable.registrarOf(child)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) }
+                    let rowID = childTable.registrarOf(child).pointee.rowID.load(ordering: .relaxed)
                     let key = _MemberKey(relationship: relation.triggerName, child: rowID)
                     if let old = state.parentOf[key], old != id { leave(child, parentID: old, relation) }
                     state.parentOf[key] = id
@@ -357,7 +355,7 @@ extension Store {
     /// A change to property `column` of a live model, seen by the write-through hook: a user's
     /// change to a collection (returns true: nothing more to do), or to a child's foreign key or
     /// order. Changes the store makes itself (`setQuietly`) are left alone.
-    func relationshipChanged(_ model: AnyObject, _ registrar: ModelRegistrar, column: Int, table: _Table) -> Bool {
+    func relationshipChanged(_ model: AnyObject, _ registrar: borrowing ModelRegistrar, column: Int, table: _Table) -> Bool {
         let quiet = !state.suppressed.isEmpty && state.suppressed.contains(_Suppressed(object: ObjectIdentifier(model), column: column))
         if let relation = state.toManyByParent[table.name]?.first(where: { $0.propertyIndex == column }) {
             if quiet {
@@ -395,7 +393,7 @@ extension Store {
     /// parent is live), in order, and takes it out of the one it was in. A child whose row is
     /// deleted (`persistentID` nil) joins no collection.
     func place(_ child: AnyObject, _ relation: _ToMany, _ childTable: _Table) {
-        let rowID = childTable.registrarOf(child)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) }
+        let rowID = childTable.registrarOf(child).pointee.rowID.load(ordering: .relaxed)
         let key = _MemberKey(relationship: relation.triggerName, child: abs(rowID))
         let new = rowID > 0 ? parentID(of: child, relation, childTable) : nil
         if let old = state.parentOf[key], old != new { leave(child, parentID: old, relation) }
@@ -433,7 +431,7 @@ extension Store {
     /// values, then by row id.
     private func sort(_ children: inout [AnyObject], _ relation: _ToMany, _ childTable: _Table) {
         let registrarOf = childTable.registrarOf
-        func id(_ child: AnyObject) -> Int64 { registrarOf(child)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) } }
+        func id(_ child: AnyObject) -> Int64 { registrarOf(child).pointee.rowID.load(ordering: .relaxed) }
         guard let order = relation.orderPosition else {
             children.sort { id($0) < id($1) }
             return
@@ -452,7 +450,7 @@ extension Store {
     /// each child taken out names nothing, and the collection is put back in order.
     func collectionChanged(_ parent: AnyObject, _ relation: _ToMany, parentTable: _Table) {
         guard let childTable = state.tablesByName[relation.childTable] else { return }
-        let parentID = parentTable.registrarOf(parent)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) }
+        let parentID = parentTable.registrarOf(parent).pointee.rowID.load(ordering: .relaxed)
         guard parentID > 0 else { return }
         let children = relation.relationship.read(parent)
         let childSchemaSet = childTable.setRelation(at: relation.foreignKeyPosition)
@@ -466,7 +464,7 @@ extension Store {
         var unstored: [AnyObject] = []
         for child in children where self.parentID(of: child, relation, childTable) != parentID {
             childSchemaSet(child, parent)
-            if childTable.registrarOf(child)._withUnsafeGuaranteedRef({ $0.rowID.load(ordering: .relaxed) }) == 0 { unstored.append(child) }
+            if childTable.registrarOf(child).pointee.rowID.load(ordering: .relaxed) == 0 { unstored.append(child) }
         }
         if !unstored.isEmpty {
             do {
@@ -504,7 +502,7 @@ extension Store {
             }
             // Never stored (a child deleted meanwhile stays deleted: it is not inserted again).
             let unstored = relation.relationship.read(parent).filter { child in
-                childTable.registrarOf(child)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) } == 0
+                childTable.registrarOf(child).pointee.rowID.load(ordering: .relaxed) == 0
             }
             do {
                 if !unstored.isEmpty { try insertObjects(unstored, table: childTable) }
@@ -519,7 +517,7 @@ extension Store {
     /// The row id of a parent of `relation` (0: not stored; negative: deleted).
     private func parentTableRowID(_ parent: AnyObject, _ relation: _ToMany) -> Int64 {
         guard let table = state.tablesByName[relation.parentTable] else { return 0 }
-        return table.registrarOf(parent)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) }
+        return table.registrarOf(parent).pointee.rowID.load(ordering: .relaxed)
     }
 
     /// After `parents` of `table` were inserted: the children in their collections that are not
@@ -531,7 +529,7 @@ extension Store {
             guard let childTable = state.tablesByName[relation.childTable] else { continue }
             let set = childTable.setRelation(at: relation.foreignKeyPosition)
             func rowID(_ object: AnyObject, _ table: _Table) -> Int64 {
-                table.registrarOf(object)._withUnsafeGuaranteedRef { $0.rowID.load(ordering: .relaxed) }
+                table.registrarOf(object).pointee.rowID.load(ordering: .relaxed)
             }
             var unstored: [AnyObject] = []
             for parent in parents {

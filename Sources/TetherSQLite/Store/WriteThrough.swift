@@ -10,9 +10,8 @@ extension Store {
 
     /// Makes `model` the live model of row `id`: its changes are written through from now on.
     func attach<M: PersistentModel>(_ model: M, id: Int64, table: _Table) {
-        let registrar = model._$registrar
-        registrar.rowID.store(id, ordering: .relaxed)
-        registrar.setPersistence(table.liveHook)
+        model._$registrar.rowID.store(id, ordering: .relaxed)
+        model._$registrar.setPersistence(table.liveHook)
         state.identity[_RowKey(table: table.name, id: id)] = model
     }
 
@@ -25,22 +24,23 @@ extension Store {
         // Once: marked again (a delete here of a row a look found deleted elsewhere), the model
         // would leave its parent's collection again, and so take the place of a new row that
         // has its id (memberships go by row id).
-        guard model._$registrar.rowID.load(ordering: .relaxed) > 0 else { return }
+        let registrar = model._registrarAddress
+        guard registrar.pointee.rowID.load(ordering: .relaxed) > 0 else { return }
         let object = ObjectIdentifier(model)
         if state.identity[key] === model { state.identity[key] = nil }
         if state.dirty.removeValue(forKey: object) != nil || changesLost {
-            model._$registrar.pendingColumns.store(0, ordering: .relaxed)
+            registrar.pointee.pendingColumns.store(0, ordering: .relaxed)
             errorSubject.sendNext(.deleted(model: table.definition.modelName, id: key.id))
         }
         if !state.toManyByParent.isEmpty { emptyCollections(of: model, table: table) }
-        model._$registrar.rowID.store(-key.id, ordering: .relaxed)
-        model._$registrar.setPersistence(table.deletedHook)
+        registrar.pointee.rowID.store(-key.id, ordering: .relaxed)
+        registrar.pointee.setPersistence(table.deletedHook)
         if state.toManyByChild[table.name] != nil { placeEverywhere(model, table) }   // leaves its parent's collection
     }
 
     /// A stored model changed (on the model's thread, called by its table's `liveHook`):
     /// remember which column, and make sure a commit is scheduled for the end of this turn.
-    func changed(_ model: AnyObject, _ registrar: ModelRegistrar, column: Int, table: _Table) {
+    func changed(_ model: AnyObject, _ registrar: borrowing ModelRegistrar, column: Int, table: _Table) {
         if !state.toManyByParent.isEmpty, relationshipChanged(model, registrar, column: column, table: table) { return }
         guard table.persistsProperty(column) else { return }
         let object = ObjectIdentifier(model)
@@ -62,7 +62,7 @@ extension Store {
             } else {
                 let id = registrar.rowID.load(ordering: .relaxed)
                 guard id > 0 else { return }
-                var row = _DirtyRow(key: _RowKey(table: table.name, id: id), table: table, model: model, registrar: registrar)
+                var row = _DirtyRow(key: _RowKey(table: table.name, id: id), table: table, model: model, registrar: registrar.address)
                 row.mark(column)
                 let columns = row.columns
                 if var earlier = state.dirty.updateValue(consume row, forKey: object) {
@@ -82,7 +82,7 @@ extension Store {
     }
 
     /// A model whose row was deleted changed (called by its table's `deletedHook`).
-    func changedAfterDeletion(_ registrar: ModelRegistrar, column: Int, table: _Table) {
+    func changedAfterDeletion(_ registrar: borrowing ModelRegistrar, column: Int, table: _Table) {
         guard table.persistsProperty(column) else { return }
         errorSubject.sendNext(.deleted(model: table.definition.modelName, id: -registrar.rowID.load(ordering: .relaxed)))
     }
@@ -273,7 +273,7 @@ extension Store {
         for object in order {
             guard let row = state.dirty.removeValue(forKey: object) else { continue }
             // No longer pending: a change made now (by the rules below) is a new pending row.
-            row.registrar.pendingColumns.store(0, ordering: .relaxed)
+            row.registrar.pointee.pendingColumns.store(0, ordering: .relaxed)
             if let invalid = invalidity(of: object, row) {
                 keepPending(object, row)
                 report(invalid, for: object)
@@ -583,10 +583,11 @@ struct _DirtyRow {
     let key: _RowKey
     let table: _Table
     let model: AnyObject
-    let registrar: ModelRegistrar
+    /// The model's registrar, inside the model (which this row keeps alive).
+    let registrar: UnsafePointer<ModelRegistrar>
     private(set) var columns = _ColumnSet()
 
-    init(key: _RowKey, table: _Table, model: AnyObject, registrar: ModelRegistrar) {
+    init(key: _RowKey, table: _Table, model: AnyObject, registrar: UnsafePointer<ModelRegistrar>) {
         self.key = key
         self.table = table
         self.model = model
@@ -595,17 +596,17 @@ struct _DirtyRow {
 
     mutating func mark(_ column: Int) {
         columns.insert(column)
-        registrar.pendingColumns.store(columns.marks, ordering: .relaxed)
+        registrar.pointee.pendingColumns.store(columns.marks, ordering: .relaxed)
     }
 
     mutating func unmark(_ column: Int) {
         columns.remove(column)
-        registrar.pendingColumns.store(columns.marks, ordering: .relaxed)
+        registrar.pointee.pendingColumns.store(columns.marks, ordering: .relaxed)
     }
 
     mutating func merge(_ other: _ColumnSet) {
         columns.formUnion(other)
-        registrar.pendingColumns.store(columns.marks, ordering: .relaxed)
+        registrar.pointee.pendingColumns.store(columns.marks, ordering: .relaxed)
     }
 }
 
