@@ -79,7 +79,7 @@ struct _Delivery {
 /// model, so this state is only ever read and written by the owner: one thread, or one actor's
 /// serial executor, whose jobs are ordered one after another even when they run on different
 /// threads. Other threads change the registered observers under the registrar's lock and only
-/// flag the views as out of date (`ModelRegistrar.stale`). The registrar's `deinit` also
+/// flag the views as out of date (`ModelRegistrar.staleBit`). The registrar's `deinit` also
 /// touches it, when no other thread can reach the registrar.
 @usableFromInline
 final class _DeliveryState: @unchecked Sendable {
@@ -117,7 +117,7 @@ final class _DeliveryState: @unchecked Sendable {
 /// How a change reaches observers: observers are registered under a lock (`slots`, from any
 /// thread), but the owner delivers changes from its own copy of each slot's list
 /// (`delivery`), without taking the lock; registering or removing an observer sets the slot's
-/// bit in `stale`, and the owner copies the list again at its next write. An observer
+/// version and sets `staleBit`, and the owner copies the list again at its next write. An observer
 /// removed on another thread is therefore released by the owner (at its next write of
 /// the model, or when the model is freed); one removed on the owner is released at once
 /// (or, if a delivery of the model is running, when it ends).
@@ -126,20 +126,18 @@ final class _DeliveryState: @unchecked Sendable {
 /// that nobody observes is one object. What observers need lives in a side object made on
 /// first use (`_RegistrarSide`), which points back at the registrar only while the model lives.
 public struct ModelRegistrar: ~Copyable, Sendable {
-    /// Bit `i` is set while property `i` (i < 63) has observers; bit 63 while anybody observes
-    /// every property, or a property with index 63 or more.
+    /// Bit `i` is set while property `i` (i < 62) has observers; bit 63 while anybody observes
+    /// every property, or a property with index 62 or more. Bit 62 (`staleBit`) is set when
+    /// observers were added or removed since the owner last copied them into its delivery
+    /// views. Changed only under the side object's `slots` lock.
     @usableFromInline let watched = Atomic<UInt64>(0)
-    /// Bit `i` is set once property `i` (bit 63: a property with index 63 or more) has been read
+    /// Bit `i` is set once property `i` (bit 63: a property with index 62 or more) has been read
     /// with the Observation bridge on, outside Tether's own reads: only such a property can
     /// have Observation observers (`withObservationTracking` and `Observations` observe what
     /// was read through `ObservationRegistrar.access`), so only its writes are reported to
     /// Observation. Never cleared: Observation offers no way to tell when its observers are
     /// gone.
     @usableFromInline let bridged = Atomic<UInt64>(0)
-    /// Bit `slotBit(s)` is set when slot `s`'s observers changed since the owner copied
-    /// them into its delivery view. Changed only under the `slots` lock.
-    @usableFromInline let stale = Atomic<UInt64>(0)
-    @usableFromInline let propertyCount: Int
     /// Where the model belongs: the thread that made it, or the actor it was made on (see
     /// `_Owner` and `adopt(_:)`).
     @usableFromInline let owner = Atomic<UInt>(0)
@@ -152,26 +150,42 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// The model's row id in the store that holds it (0: not stored). Set by persistence.
     public let rowID = Atomic<Int64>(0)
     /// What a model with observers, bindings or Observation observers needs, made on first use
-    /// and released with the registrar: 0 until then; then the address of a `_RegistrarSide`
-    /// (observers, delivery views, lifetime, and the Observation registrar once needed); or,
-    /// for a model only read under Observation, the address of an `_ObservationBox` with bit 0
-    /// set (Observation's registrar alone: a few words where the side object costs hundreds of
-    /// bytes). A box becomes part of the side object made later, which keeps it.
-    @usableFromInline let _side = Atomic<UInt>(0)
+    /// and released with the registrar, in the low 48 bits: 0 until then; then the address of a
+    /// `_RegistrarSide` (observers, delivery views, lifetime, and the Observation registrar
+    /// once needed); or, for a model only read under Observation, the address of an
+    /// `_ObservationBox` with bit 0 set (Observation's registrar alone: a few words where the
+    /// side object costs hundreds of bytes). A box becomes part of the side object made later,
+    /// which keeps it. The top 16 bits hold the number of tracked properties (what the side
+    /// object is made for): one word less in every model. Addresses of objects fit in 48 bits
+    /// on the 64-bit platforms Swift runs on (checked when one is installed).
+    @usableFromInline let _side: Atomic<UInt>
+
+    /// The bits of `_side` that hold an address (with bit 0, the box's tag).
+    @usableFromInline static var addressBits: UInt { (1 << 48) - 1 }
 
     /// The side object in `bits` (a value of `_side`), if it is one.
     @inlinable @inline(__always)
     static func sideObject(_ bits: UInt) -> Unmanaged<_RegistrarSide>? {
-        guard bits & 1 == 0, let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
+        guard bits & 1 == 0, let pointer = UnsafeRawPointer(bitPattern: bits & addressBits) else { return nil }
         return Unmanaged.fromOpaque(pointer)
     }
 
     /// The Observation box in `bits` (a value of `_side`), if it is one.
     @inlinable @inline(__always)
     static func observationBox(_ bits: UInt) -> Unmanaged<_ObservationBox>? {
-        guard bits & 1 == 1, let pointer = UnsafeRawPointer(bitPattern: bits & ~1) else { return nil }
+        guard bits & 1 == 1, let pointer = UnsafeRawPointer(bitPattern: bits & addressBits & ~1) else { return nil }
         return Unmanaged.fromOpaque(pointer)
     }
+
+    /// `bits` (a value of `_side`) with `object`'s address (and `tag`) in place of its own.
+    static func installing(_ object: UnsafeMutableRawPointer, tag: UInt = 0, in bits: UInt) -> UInt {
+        let address = UInt(bitPattern: object)
+        precondition(address & ~addressBits == 0, "Tether: an object's address does not fit in 48 bits")
+        return bits & ~addressBits | address | tag
+    }
+
+    /// The number of tracked properties (kept in `_side`'s top bits).
+    @usableFromInline var propertyCount: Int { Int(_side.load(ordering: .relaxed) >> 48) }
     /// The persistence layer's hook (see `_PersistenceHook`), retained; set and cleared on the
     /// owner only, which is also the only thread that calls it.
     @usableFromInline let _persistence = Atomic<Unmanaged<_PersistenceHook>?>(nil)
@@ -180,7 +194,8 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// that `@Model` generates). It allocates nothing more until somebody observes, binds or
     /// persists the model, or reads it under Observation.
     public init(propertyCount: Int) {
-        self.propertyCount = propertyCount
+        precondition(propertyCount < 1 << 16, "Tether: a model has at most 65,535 tracked properties")
+        _side = Atomic(UInt(propertyCount) << 48)
         owner.store(_Owner.current, ordering: .relaxed)
     }
 
@@ -188,7 +203,8 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// that `@Model` generates, with the global actor's `shared` instance): the model belongs
     /// to that actor from the start, wherever it is made.
     public init(propertyCount: Int, actor: any Actor) {
-        self.propertyCount = propertyCount
+        precondition(propertyCount < 1 << 16, "Tether: a model has at most 65,535 tracked properties")
+        _side = Atomic(UInt(propertyCount) << 48)
         owner.store(_Owner.of(actor) | _Owner.fixed, ordering: .relaxed)
     }
 
@@ -228,9 +244,9 @@ public struct ModelRegistrar: ~Copyable, Sendable {
             let box = Self.observationBox(bits)
             // The side object holds the box from now on (whoever still uses it keeps it alive).
             let made = Unmanaged.passRetained(_RegistrarSide(
-                count: propertyCount + 1, registrar: withUnsafePointer(to: self) { $0 }, observation: box?.takeUnretainedValue()))
+                count: Int(bits >> 48) + 1, registrar: withUnsafePointer(to: self) { $0 }, observation: box?.takeUnretainedValue()))
             let (installed, current) = _side.compareExchange(
-                expected: bits, desired: UInt(bitPattern: made.toOpaque()), ordering: .acquiringAndReleasing)
+                expected: bits, desired: Self.installing(made.toOpaque(), in: bits), ordering: .acquiringAndReleasing)
             if installed {
                 box?.release()   // the registrar's reference; the side object has its own
                 return made.takeUnretainedValue()
@@ -250,7 +266,7 @@ public struct ModelRegistrar: ~Copyable, Sendable {
             if let box = Self.observationBox(bits) { return box._withUnsafeGuaranteedRef { $0.registrar } }
             let made = Unmanaged.passRetained(_ObservationBox())
             let (installed, current) = _side.compareExchange(
-                expected: 0, desired: UInt(bitPattern: made.toOpaque()) | 1, ordering: .acquiringAndReleasing)
+                expected: bits, desired: Self.installing(made.toOpaque(), tag: 1, in: bits), ordering: .acquiringAndReleasing)
             if installed { return made._withUnsafeGuaranteedRef { $0.registrar } }
             made.release()
             bits = current
@@ -263,19 +279,27 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// The observers as registered (under the lock), from any thread.
     @usableFromInline var slots: _Locked<[_Slot]> { side.slots }
 
-    @usableFromInline var anySlot: Int { propertyCount }
-
     /// The bits of `watched` (and `bridged`) that a change of property `index` must look at:
     /// its own, and bit 63 (every-property observers, and properties 63 and up).
     @inlinable
     static func mask(for index: Int) -> UInt64 {
-        (index < 63 ? (1 as UInt64) << UInt64(index) : 0) | (1 << 63)
+        (index < 62 ? (1 as UInt64) << UInt64(index) : 0) | (1 << 63)
     }
 
-    /// The bit of slot `slot` in `stale` (and of property `slot` in `bridged`).
+    /// The bit of slot `slot` in `watched` (a property's, or bit 63 for `anySlot` and properties
+    /// 62 and up), and of property `slot` in `bridged`.
     @inlinable
     static func slotBit(_ slot: Int) -> UInt64 {
-        slot < 63 ? (1 as UInt64) << UInt64(slot) : 1 << 63
+        slot < 62 ? (1 as UInt64) << UInt64(slot) : 1 << 63
+    }
+
+    /// The bit of `watched` that says the owner's delivery views are out of date.
+    @inlinable
+    static var staleBit: UInt64 { 1 << 62 }
+
+    /// Whether the owner's delivery views are out of date.
+    @inlinable @inline(__always)
+    var isStale: Bool { watched.load(ordering: .relaxed) & Self.staleBit != 0
     }
 
     /// Whether a write of property `index` must do more than store the value: somebody
@@ -286,7 +310,7 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// the transaction starts from the current value).
     @inlinable @inline(__always)
     func needsNotification(_ index: Int, bridged: UInt64) -> Bool {
-        (watched.load(ordering: .relaxed) | bridged) & Self.mask(for: index) | stale.load(ordering: .relaxed) != 0
+        watched.load(ordering: .relaxed) & (Self.mask(for: index) | Self.staleBit) | bridged & Self.mask(for: index) != 0
             || _persistence.load(ordering: .relaxed) != nil
     }
 
@@ -416,7 +440,7 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// Brings the delivery views up to date if they are not (and no delivery is running).
     @usableFromInline
     func _refreshIfIdle() {
-        if stale.load(ordering: .relaxed) != 0, isOnOwner, side.delivery.depth == 0 {
+        if isStale, isOnOwner, side.delivery.depth == 0 {
             _ = _refresh(nil, anyInUse: false)
         }
     }
@@ -532,7 +556,7 @@ public struct ModelRegistrar: ~Copyable, Sendable {
         }
         // Bit 63 of `watched` is set while anybody observes every property (or a property
         // numbered 63 or more).
-        if stale.load(ordering: .relaxed) | watched.load(ordering: .relaxed) & (1 << 63) == 0,
+        if watched.load(ordering: .relaxed) & (Self.staleBit | 1 << 63) == 0,
            _persistence.load(ordering: .relaxed) == nil {
             // Nearly always: the property's own observers, whose view is up to date, and nobody else.
             _callObservers(view, index, value)
@@ -545,7 +569,7 @@ public struct ModelRegistrar: ~Copyable, Sendable {
         }
         view.pointee.delivering = false
         state.depth &-= 1
-        if state.depth == 0, stale.load(ordering: .relaxed) != 0 {
+        if state.depth == 0, isStale {
             // Observers removed during the delivery: release them now.
             _ = _refresh(nil, anyInUse: false)
         }
@@ -561,13 +585,13 @@ public struct ModelRegistrar: ~Copyable, Sendable {
         let view = state.slots + index
         // The every-property view can be replaced only when no other delivery iterates it.
         var anyView = true
-        if stale.load(ordering: .relaxed) != 0 {
+        if isStale {
             anyView = _refresh(index, anyInUse: state.depth > 1)
         }
         _callObservers(view, index, value)
         // The every-property view is up to date unless `anyView` is false.
         if !anyView || watched.load(ordering: .relaxed) & (1 << 63) != 0 {
-            _deliverToEveryPropertyObservers(side, state.slots + anySlot, index, value, anyView)
+            _deliverToEveryPropertyObservers(side, state.slots + side.anySlot, index, value, anyView)
         }
         if let hook = _persistence.load(ordering: .acquiring) {
             hook._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
@@ -612,7 +636,7 @@ public struct ModelRegistrar: ~Copyable, Sendable {
                 }
             }
         } else {
-            let entries = side.slots.withLock { $0[anySlot].observers.entries }
+            let entries = side.slots.withLock { $0[side.anySlot].observers.entries }
             for entry in entries { if let observer = entry.element { observer.onChange(observer, index, value) } }
         }
     }
@@ -644,7 +668,7 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// The number of observers of property `index` (or of every property, for nil).
     public func observerCount(index: Int?) -> Int {
         guard let side = Self.sideObject(_side.load(ordering: .acquiring)) else { return 0 }
-        return side._withUnsafeGuaranteedRef { $0.slots.withLock { $0[index ?? anySlot].observers.count } }
+        return side._withUnsafeGuaranteedRef { side in side.slots.withLock { $0[index ?? side.anySlot].observers.count } }
     }
 
     // MARK: Persistence
@@ -855,8 +879,8 @@ final class _RegistrarSide: Sendable {
             guard !ended.load(ordering: .relaxed) else { return nil }
             let token = slots[slot].observers.insert(observer)
             slots[slot].version &+= 1
-            registrar.pointee.stale.bitwiseOr(ModelRegistrar.slotBit(slot), ordering: .relaxed)
-            registrar.pointee.watched.bitwiseOr(slot == anySlot ? 1 << 63 : ModelRegistrar.slotBit(slot), ordering: .relaxed)
+            registrar.pointee.watched.bitwiseOr(
+                ModelRegistrar.staleBit | (slot == anySlot ? 1 << 63 : ModelRegistrar.slotBit(slot)), ordering: .relaxed)
             return token
         }
     }
@@ -870,14 +894,15 @@ final class _RegistrarSide: Sendable {
             let registrar = self.registrar
             guard let removed = slots[slot].observers.remove(token: token) else { return (nil, false) }
             slots[slot].version &+= 1
-            registrar.pointee.stale.bitwiseOr(ModelRegistrar.slotBit(slot), ordering: .relaxed)
             if slots[slot].observers.isEmpty {
                 // Recompute the bits from what is left.
-                var bits: UInt64 = 0
+                var bits = ModelRegistrar.staleBit
                 for index in slots.indices where !slots[index].observers.isEmpty {
-                    bits |= index == anySlot || index >= 63 ? 1 << 63 : 1 << UInt64(index)
+                    bits |= index == anySlot ? 1 << 63 : ModelRegistrar.slotBit(index)
                 }
                 registrar.pointee.watched.store(bits, ordering: .relaxed)
+            } else {
+                registrar.pointee.watched.bitwiseOr(ModelRegistrar.staleBit, ordering: .relaxed)
             }
             return (removed, registrar.pointee.isOnOwner)
         }
@@ -924,11 +949,11 @@ final class _RegistrarSide: Sendable {
                     refresh(slot)
                 }
             }
-            var bits: UInt64 = 0
-            for slot in slots.indices where state.slots[slot].version != slots[slot].version {
-                bits |= ModelRegistrar.slotBit(slot)
+            if slots.indices.contains(where: { state.slots[$0].version != slots[$0].version }) {
+                registrar.pointee.watched.bitwiseOr(ModelRegistrar.staleBit, ordering: .relaxed)
+            } else {
+                registrar.pointee.watched.bitwiseAnd(~ModelRegistrar.staleBit, ordering: .relaxed)
             }
-            registrar.pointee.stale.store(bits, ordering: .relaxed)
             return state.slots[any].version == slots[any].version
         }
         // Released outside the lock: an observer's deinit may run user code.
