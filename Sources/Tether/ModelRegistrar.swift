@@ -116,7 +116,7 @@ final class _DeliveryState: @unchecked Sendable {
 ///
 /// How a change reaches observers: observers are registered under a lock (`slots`, from any
 /// thread), but the owner delivers changes from its own copy of each slot's list
-/// (`delivery`), without taking the lock; registering or removing an observer sets the slot's
+/// (`delivery`), without taking the lock; registering or removing an observer bumps the slot's
 /// version and sets `staleBit`, and the owner copies the list again at its next write. An observer
 /// removed on another thread is therefore released by the owner (at its next write of
 /// the model, or when the model is freed); one removed on the owner is released at once
@@ -125,6 +125,12 @@ final class _DeliveryState: @unchecked Sendable {
 /// The registrar is stored inside its model (`let _$registrar`, a noncopyable value): a model
 /// that nobody observes is one object. What observers need lives in a side object made on
 /// first use (`_RegistrarSide`), which points back at the registrar only while the model lives.
+///
+/// ```swift
+/// let invoice = Invoice()
+/// invoice._$registrar.observerCount(index: 0)   // 0
+/// invoice._$registrar.rowID.load(ordering: .relaxed)   // 0: not stored
+/// ```
 public struct ModelRegistrar: ~Copyable, Sendable {
     /// Bit `i` is set while property `i` (i < 62) has observers; bit 63 while anybody observes
     /// every property, or a property with index 62 or more. Bit 62 (`staleBit`) is set when

@@ -100,7 +100,7 @@ extension ModelTrackedMacro: AccessorMacro {
             }
             """
         let setAccessor: AccessorDeclSyntax = """
-            set {
+            @inline(__always) set {
                 guard _$registrar.willSet(self, index: \(index), from: \(raw: storage), to: newValue, \\.\(identifier)) else {
                     \(raw: storage) = newValue
                     return

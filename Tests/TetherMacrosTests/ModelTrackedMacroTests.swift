@@ -36,7 +36,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                         _$registrar.access(self, index: 0, \.customer)
                         return _customer
                     }
-                    set {
+                    @inline(__always) set {
                         guard _$registrar.willSet(self, index: 0, from: _customer, to: newValue, \.customer) else {
                             _customer = newValue
                             return
@@ -56,7 +56,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                         _$registrar.access(self, index: 1, \.quantity)
                         return _quantity
                     }
-                    set {
+                    @inline(__always) set {
                         guard _$registrar.willSet(self, index: 1, from: _quantity, to: newValue, \.quantity) else {
                             _quantity = newValue
                             return
@@ -76,7 +76,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                         _$registrar.access(self, index: 2, \.discount)
                         return _discount
                     }
-                    set {
+                    @inline(__always) set {
                         guard _$registrar.willSet(self, index: 2, from: _discount, to: newValue, \.discount) else {
                             _discount = newValue
                             return
@@ -96,7 +96,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                         _$registrar.access(self, index: 3, \.draftNote)
                         return _draftNote
                     }
-                    set {
+                    @inline(__always) set {
                         guard _$registrar.willSet(self, index: 3, from: _draftNote, to: newValue, \.draftNote) else {
                             _draftNote = newValue
                             return
@@ -142,7 +142,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                         _$registrar.access(self, index: 0, \.name)
                         return _name
                     }
-                    set {
+                    @inline(__always) set {
                         guard _$registrar.willSet(self, index: 0, from: _name, to: newValue, \.name) else {
                             _name = newValue
                             return
@@ -162,7 +162,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                         _$registrar.access(self, index: 1, \.nickname)
                         return _nickname
                     }
-                    set {
+                    @inline(__always) set {
                         guard _$registrar.willSet(self, index: 1, from: _nickname, to: newValue, \.nickname) else {
                             _nickname = newValue
                             return
@@ -182,7 +182,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                         _$registrar.access(self, index: 2, \.tags)
                         return _tags
                     }
-                    set {
+                    @inline(__always) set {
                         guard _$registrar.willSet(self, index: 2, from: _tags, to: newValue, \.tags) else {
                             _tags = newValue
                             return
@@ -222,7 +222,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                         _$registrar.access(self, index: 4, \.`default`)
                         return _default
                     }
-                    set {
+                    @inline(__always) set {
                         guard _$registrar.willSet(self, index: 4, from: _default, to: newValue, \.`default`) else {
                             _default = newValue
                             return
@@ -259,7 +259,7 @@ final class ModelTrackedMacroTests: XCTestCase {
                         _$registrar.access(self, index: 0, \.owner)
                         return _owner
                     }
-                    set {
+                    @inline(__always) set {
                         guard _$registrar.willSet(self, index: 0, from: _owner, to: newValue, \.owner) else {
                             _owner = newValue
                             return
