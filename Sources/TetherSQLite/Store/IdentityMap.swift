@@ -55,14 +55,17 @@ struct _IdentityMap {
     }
 }
 
-/// The live models of one table's rows, by id: in pages of 16 consecutive ids.
+/// The live models of one table's rows, by id: in pages of 32 consecutive ids.
 ///
 /// Row ids are mostly dense and ascending (SQLite gives a new row the largest id plus one), so
 /// a page is looked up once for a run of rows (the last page used is kept), neighbouring rows
 /// share cache lines, and nothing is hashed per row. (With a `Dictionary` of ids, every row
 /// hashed and probed at a random place of a table of megabytes, entering 100,000 new models
 /// took about 20 of the 75 ms that `TetherLatency profile-insert` measured for the insert.)
-/// Sparse ids cost a page (136 bytes) each at worst.
+/// Sparse ids cost a page (264 bytes) each at worst. Pages of 32 rather than 16: for dense ids a
+/// model costs 8.5 bytes of page and half as many of the dictionary's entries, and a big load
+/// makes half as many pages (docs/PERFORMANCE.md: M1, P3); loads of scattered ids (P3b) measured
+/// no different.
 ///
 /// A slot holds its model by an unowned count (`tether_reference_retain`), not a `weak`
 /// reference: a weak reference would give every stored model a side table (48 bytes more per
@@ -79,13 +82,13 @@ struct _IdentityMap {
 /// Confined to the store's thread (and to the writer queue while that thread waits: see
 /// `_WhileWaiting`). Its models may end on any thread: the runtime's counts are atomic.
 final class _RowMap {
-    static let pageShift: Int64 = 4
+    static let pageShift: Int64 = 5
     static let pageSize = 1 << Int(pageShift)
     /// An id's slot in its page.
     static let slotMask = Int64(pageSize - 1)
 
     /// One page: a word whose bit `i` is set while slot `i` holds a model (live, or ended and
-    /// not yet swept), then 16 slots, for ids `number << 4 ..< (number + 1) << 4`.
+    /// not yet swept), then 32 slots, for ids `number << 5 ..< (number + 1) << 5`.
     /// Raw memory rather than an object: finding a page and writing a slot retains nothing.
     struct Page {
         let base: UnsafeMutableRawPointer
