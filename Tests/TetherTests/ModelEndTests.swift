@@ -5,6 +5,7 @@ import Glibc
 import Synchronization
 import Testing
 import Tether
+import TetherTestSupport
 
 /// An object whose end is seen: captured by a subscriber's closures, it tells when they are
 /// released.
@@ -57,10 +58,10 @@ struct ModelEndTests {
     /// lets go first; `TETHER_SEED` replays one seed.
     @Test func aModelFreedOnOneThreadWhileAnotherDisposesItsSubscriptions() {
         let seed = getenv("TETHER_SEED").flatMap { UInt64(String(cString: $0)) } ?? 7
-        var random = SplitMix(seed)
+        var random = SeededRandom(seed: seed)
         for round in 0..<400 {
-            let observers = 1 + Int(random.next() % 4)
-            let modelFirst = random.next() % 2 == 0
+            let observers = random.within(1...4)
+            let modelFirst = random.chance(50)
             let freed = (0..<observers).map { _ in Flag() }
             let model = Stock()
             let subscriptions: [any Disposable] = freed.map { flag in
@@ -78,18 +79,5 @@ struct ModelEndTests {
             #expect(freed.allSatisfy { $0.isSet }, "seed \(seed), round \(round): a subscriber's closures are still held")
             #expect(subscriptions.allSatisfy { $0.isDisposed })
         }
-    }
-}
-
-/// A small seeded generator (SplitMix64), so that a failing seed replays.
-private struct SplitMix {
-    var state: UInt64
-    init(_ seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
