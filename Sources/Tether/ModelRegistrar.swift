@@ -2,110 +2,6 @@ public import CTetherThread
 import Observation
 import Synchronization
 
-/// One observer of one tracked property (or of every property, in the last slot).
-///
-/// `onChange` receives the observer itself, the property's index and a pointer to its new
-/// value, valid only during the call (so a stored-property observer can read the value without
-/// boxing it); `onEnd` the observer, when the model is freed. A subclass keeps what its
-/// closures need in fields of its own (see `_PropertySubscription`): closures that capture
-/// nothing are not allocated.
-///
-/// Why `@unchecked Sendable` is safe: its fields are immutable `Sendable` closures, and a
-/// subclass adds only immutable `Sendable` fields, weak references and atomics (the class is not
-/// final so that one object can be both the observer and its subscription).
-@usableFromInline
-package class _SlotObserver: @unchecked Sendable {
-    @usableFromInline final let onChange: @Sendable (_SlotObserver, Int, UnsafeRawPointer) -> Void
-    @usableFromInline final let onEnd: @Sendable (_SlotObserver) -> Void
-
-    @inlinable
-    package init(
-        onChange: @escaping @Sendable (_SlotObserver, Int, UnsafeRawPointer) -> Void,
-        onEnd: @escaping @Sendable (_SlotObserver) -> Void
-    ) {
-        self.onChange = onChange
-        self.onEnd = onEnd
-    }
-}
-
-/// The observers of one slot, as registered (under the registrar's lock).
-@usableFromInline
-struct _Slot {
-    @usableFromInline var observers = _Bag<_SlotObserver>()
-    /// Incremented by every insertion and removal, so the owner can tell whether its
-    /// delivery view (`_Delivery`) is out of date.
-    @usableFromInline var version: UInt64 = 0
-    @usableFromInline init() {}
-}
-
-/// The owner's view of one slot: the observers it calls, copied from the slot's
-/// `_Bag` when that changed, and whether a notification of the slot is being delivered.
-///
-/// The view holds a strong reference to each of its observers (retained by hand: `Unmanaged`,
-/// so that a delivery calls them without retaining and releasing each one). It is only
-/// replaced when no delivery is iterating it (see `ModelRegistrar._refresh`), so a delivery
-/// can call its observers without copying the list.
-@usableFromInline
-struct _Delivery {
-    /// The first observer (most slots have at most one: no array is allocated for it).
-    @usableFromInline var first: Unmanaged<_SlotObserver>?
-    /// The others, in registration order.
-    @usableFromInline var rest: ContiguousArray<Unmanaged<_SlotObserver>> = []
-    /// Whether `rest` is not empty (one load less for the common check).
-    @usableFromInline var hasRest = false
-    /// The slot's `version` this view was copied from.
-    @usableFromInline var version: UInt64 = 0
-    /// A notification of this slot is being delivered.
-    @usableFromInline var delivering = false
-    /// The property changed again during delivery: deliver its current value once more.
-    @usableFromInline var dirty = false
-    @usableFromInline init() {}
-
-    /// Releases the observers (the view is being replaced or the registrar is freed).
-    mutating func release() {
-        first?.release()
-        first = nil
-        for observer in rest { observer.release() }
-        rest = []
-        hasRest = false
-    }
-}
-
-/// The delivery state of a registrar, touched only on the model's owner.
-///
-/// Why `@unchecked Sendable` is safe: models are confined to their owner, a thread or an actor
-/// (see `ModelRegistrar.isOnOwner`; bindings, observation subscriptions and writes that have
-/// anybody to tell check it), and notifications run synchronously in the code that writes the
-/// model, so this state is only ever read and written by the owner: one thread, or one actor's
-/// serial executor, whose jobs are ordered one after another even when they run on different
-/// threads. Other threads change the registered observers under the registrar's lock and only
-/// flag the views as out of date (`ModelRegistrar.staleBit`). The registrar's `deinit` also
-/// touches it, when no other thread can reach the registrar.
-@usableFromInline
-final class _DeliveryState: @unchecked Sendable {
-    /// One view per slot, in a buffer of our own: reading and writing it costs no bounds
-    /// check and no copy-on-write uniqueness check.
-    @usableFromInline let slots: UnsafeMutablePointer<_Delivery>
-    @usableFromInline let count: Int
-    /// How many deliveries of this registrar are running (nested: an observer that writes
-    /// another property of the model starts one inside another).
-    // Only the owner ever touches it (see above), so the dynamic exclusivity check (a runtime
-    // call on every access) cannot find anything: it is off.
-    @exclusivity(unchecked) @usableFromInline var depth = 0
-
-    @usableFromInline init(count: Int) {
-        self.count = count
-        slots = .allocate(capacity: count)
-        slots.initialize(repeating: _Delivery(), count: count)
-    }
-
-    deinit {
-        for index in 0..<count { slots[index].release() }
-        slots.deinitialize(count: count)
-        slots.deallocate()
-    }
-}
-
 /// The per-instance machinery of a `@Model` object: who observes which property, the model's
 /// lifetime, its owner (a thread or an actor), and its bridge to Swift's Observation.
 ///
@@ -114,13 +10,13 @@ final class _DeliveryState: @unchecked Sendable {
 /// active, and Observation never saw the property read), those calls cost a few relaxed
 /// atomic loads.
 ///
-/// How a change reaches observers: observers are registered under a lock (`slots`, from any
-/// thread), but the owner delivers changes from its own copy of each slot's list
-/// (`delivery`), without taking the lock; registering or removing an observer bumps the slot's
-/// version and sets `staleBit`, and the owner copies the list again at its next write. An observer
-/// removed on another thread is therefore released by the owner (at its next write of
-/// the model, or when the model is freed); one removed on the owner is released at once
-/// (or, if a delivery of the model is running, when it ends).
+/// How a change reaches observers: observers are registered in one table per model, under a
+/// lock, from any thread; the owner delivers changes from its view of the table, without taking
+/// the lock. Registering or removing an observer makes a new table and sets `staleBit`, and the
+/// owner takes the new table at its next write. An observer removed on another thread is
+/// therefore released by the owner (at its next write of the model, or when the model is
+/// freed); one removed on the owner is released at once (or, if a delivery of the model is
+/// running, when it ends). See `_RegistrarSide`.
 ///
 /// The registrar is stored inside its model (`let _$registrar`, a noncopyable value): a model
 /// that nobody observes is one object. What observers need lives in a side object made on
@@ -222,10 +118,17 @@ public struct ModelRegistrar: ~Copyable, Sendable {
         let bits = _side.load(ordering: .acquiring)
         Self.observationBox(bits)?.release()
         guard let side = Self.sideObject(bits)?.takeRetainedValue() else { return }
-        // The model is being freed: complete every observer, end every binding.
-        let (observers, views) = side.end()
-        for observer in observers { observer.onEnd(observer) }
-        for var view in views { view.release() }
+        // The model is being freed: complete every observer, end every binding. Nothing can
+        // deliver to the observers any more: each lets go of what it holds.
+        let (registered, views) = side.end()
+        let observers = registered?.observers ?? []
+        for observer in observers where observer.end() { observer.modelEnded() }
+        for observer in observers { observer.retire() }
+        for view in views {
+            for observer in view.takeUnretainedValue().observers { observer.retire() }
+            view.release()
+        }
+        withExtendedLifetime(registered) {}
         side.lifetime.dispose()
     }
 
@@ -281,9 +184,6 @@ public struct ModelRegistrar: ~Copyable, Sendable {
 
     /// Disposed when the model is freed: ends bindings and other work tied to the model.
     public var lifetime: CompoundDisposable { side.lifetime }
-
-    /// The observers as registered (under the lock), from any thread.
-    @usableFromInline var slots: _Locked<[_Slot]> { side.slots }
 
     /// The bits of `watched` (and `bridged`) that a change of property `index` must look at:
     /// its own, and bit 63 (every-property observers, and properties 63 and up).
@@ -446,8 +346,8 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// Brings the delivery views up to date if they are not (and no delivery is running).
     @usableFromInline
     func _refreshIfIdle() {
-        if isStale, isOnOwner, side.delivery.depth == 0 {
-            _ = _refresh(nil, anyInUse: false)
+        if isStale, isOnOwner, side.depth == 0 {
+            side.refresh()
         }
     }
 
@@ -549,132 +449,94 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// `_deliver`, given the side object (which the caller keeps alive).
     @inlinable @inline(__always)
     func _deliver(_ side: _RegistrarSide, _ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer, again: Bool) -> Bool {
-        let state = side.delivery
-        // The views live in a buffer that is never reallocated: a pointer to one stays valid.
-        let view = state.slots + index
         if !again {
-            if view.pointee.delivering {
-                view.pointee.dirty = true
+            if side.isDelivering(index) {
+                side.setDirty(index, true)
                 return false
             }
-            view.pointee.delivering = true
-            state.depth &+= 1
+            side.setDelivering(index, true)
+            side.depth &+= 1
         }
         // Bit 63 of `watched` is set while anybody observes every property (or a property
-        // numbered 63 or more).
+        // numbered 62 or more).
         if watched.load(ordering: .relaxed) & (Self.staleBit | 1 << 63) == 0,
            _persistence.load(ordering: .relaxed) == nil {
             // Nearly always: the property's own observers, whose view is up to date, and nobody else.
-            _callObservers(view, index, value)
+            _callObservers(side, index, value)
         } else {
             _deliverWithOthers(side, model, index, value)
         }
-        if view.pointee.dirty {
-            view.pointee.dirty = false
+        if side.isDirty(index) {
+            side.setDirty(index, false)
             return true
         }
-        view.pointee.delivering = false
-        state.depth &-= 1
-        if state.depth == 0, isStale {
+        side.setDelivering(index, false)
+        side.depth &-= 1
+        if side.depth == 0, isStale {
             // Observers removed during the delivery: release them now.
-            _ = _refresh(nil, anyInUse: false)
+            _refresh()
         }
         return false
     }
 
     /// The middle of `_deliver` when there is more to do than calling the property's observers
-    /// (out of line): brings the views up to date, then calls the property's observers, the
+    /// (out of line): brings the view up to date, then calls the property's observers, the
     /// every-property observers and the persistence hook.
     @usableFromInline @inline(never)
     func _deliverWithOthers(_ side: _RegistrarSide, _ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer) {
-        let state = side.delivery
-        let view = state.slots + index
-        // The every-property view can be replaced only when no other delivery iterates it.
-        var anyView = true
-        if isStale {
-            anyView = _refresh(index, anyInUse: state.depth > 1)
-        }
-        _callObservers(view, index, value)
-        // The every-property view is up to date unless `anyView` is false.
-        if !anyView || watched.load(ordering: .relaxed) & (1 << 63) != 0 {
-            _deliverToEveryPropertyObservers(side, state.slots + side.anySlot, index, value, anyView)
+        if isStale { _refresh() }
+        // One view for the property's observers and the every-property observers: an observer
+        // added by one of them is not told of the change it was added during. A view replaced
+        // meanwhile (by a nested delivery) is kept until this delivery ends.
+        if let view = side.view {
+            view._withUnsafeGuaranteedRef { table in
+                table.call(slot: index, index: index, value)
+                if watched.load(ordering: .relaxed) & (1 << 63) != 0 { table.call(slot: side.anySlot, index: index, value) }
+            }
         }
         if let hook = _persistence.load(ordering: .acquiring) {
             hook._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
         }
     }
 
-    /// Calls the observers in the view of property `index` with the value at `value`.
+    /// Calls the observers of property `index` in the owner's view with the value at `value`.
+    /// The view stays alive while the delivery runs: one replaced meanwhile is kept until the
+    /// outermost delivery ends.
     @inlinable @inline(__always)
-    func _callObservers(_ view: UnsafeMutablePointer<_Delivery>, _ index: Int, _ value: UnsafeRawPointer) {
-        if let first = view.pointee.first {
-            first._withUnsafeGuaranteedRef { $0.onChange($0, index, value) }
-            if view.pointee.hasRest { _deliverRest(view, index, value) }
+    func _callObservers(_ side: _RegistrarSide, _ index: Int, _ value: UnsafeRawPointer) {
+        if let view = side.view {
+            view._withUnsafeGuaranteedRef { $0.call(slot: index, index: index, value) }
         }
     }
 
-    /// Calls the observers of `view` after its first one (part of `_deliver`, out of line:
-    /// most properties have one observer). `rest` cannot be replaced during this delivery:
-    /// only this one iterates it.
-    @usableFromInline @inline(never)
-    func _deliverRest(_ view: UnsafeMutablePointer<_Delivery>, _ index: Int, _ value: UnsafeRawPointer) {
-        var position = 0
-        while position < view.pointee.rest.count {
-            view.pointee.rest[position]._withUnsafeGuaranteedRef { $0.onChange($0, index, value) }
-            position += 1
-        }
-    }
-
-    /// Calls the every-property observers (part of `_deliver`, out of line): from their view
-    /// `any`, or, if it is out of date and in use by an outer delivery (`anyView` false), from
-    /// a copy of their list.
-    @usableFromInline @inline(never)
-    func _deliverToEveryPropertyObservers(
-        _ side: _RegistrarSide, _ any: UnsafeMutablePointer<_Delivery>, _ index: Int, _ value: UnsafeRawPointer, _ anyView: Bool
-    ) {
-        if anyView {
-            if let first = any.pointee.first {
-                first._withUnsafeGuaranteedRef { $0.onChange($0, index, value) }
-                var position = 0
-                while position < any.pointee.rest.count {
-                    any.pointee.rest[position]._withUnsafeGuaranteedRef { $0.onChange($0, index, value) }
-                    position += 1
-                }
-            }
-        } else {
-            let entries = side.slots.withLock { $0[side.anySlot].observers.entries }
-            for entry in entries { if let observer = entry.element { observer.onChange(observer, index, value) } }
-        }
-    }
-
-    /// Copies the observer lists that changed into the owner's delivery views (see
-    /// `_RegistrarSide.refresh`). Owner thread only.
+    /// Copies the registered observers into the owner's view (see `_RegistrarSide.refresh`).
+    /// Owner thread only.
     @usableFromInline
-    func _refresh(_ index: Int?, anyInUse: Bool) -> Bool {
-        side.refresh(index, anyInUse: anyInUse)
+    func _refresh() {
+        side.refresh()
     }
 
     // MARK: Observers
 
     /// Adds an observer of property `index` (or of every property, for `nil`), returning the
-    /// disposable that removes it.
+    /// disposable that removes it (the observer itself).
     @usableFromInline
     package func addObserver(index: Int?, _ observer: _SlotObserver) -> any Disposable {
         side.addObserver(index: index, observer)
     }
 
-    /// Adds an observer to slot `slot` (a property's index, or `anySlot`), returning the token
-    /// that `_RegistrarSide.removeObserver(slot:token:)` takes.
+    /// Adds an observer to slot `slot` (a property's index, or the every-property slot) of a
+    /// model that is alive (the caller holds it).
     @usableFromInline
-    func addObserver(slot: Int, _ observer: _SlotObserver) -> UInt64 {
-        // The model is alive (the caller holds it): its side object has not ended.
-        side.addObserver(slot: slot, observer)!
+    func addObserver(slot: Int, _ observer: _SlotObserver) {
+        let added = side.addObserver(slot: slot, observer)
+        assert(added, "Tether: an observer added to a model being freed")
     }
 
     /// The number of observers of property `index` (or of every property, for nil).
     public func observerCount(index: Int?) -> Int {
         guard let side = Self.sideObject(_side.load(ordering: .acquiring)) else { return 0 }
-        return side._withUnsafeGuaranteedRef { side in side.slots.withLock { $0[index ?? side.anySlot].observers.count } }
+        return side._withUnsafeGuaranteedRef { side in side.observerCount(slot: index ?? side.anySlot) }
     }
 
     // MARK: Persistence
@@ -747,41 +609,6 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     }
 }
 
-/// Removes one observer from a registrar. It holds the registrar's side object, which stays
-/// valid after the model is freed (and then removes nothing). Also says whether its
-/// subscription has ended (disposed, or completed because the model was freed), for an observer
-/// that holds it (see `_PropertySubscription`).
-@usableFromInline
-final class _ObserverRemoval: Disposable {
-    @usableFromInline let side: _RegistrarSide
-    @usableFromInline let slot: Int
-    /// The registrar's token for the observer (stored right after it is added).
-    @usableFromInline let token = Atomic<UInt64>(0)
-    @usableFromInline let disposed = Atomic<Bool>(false)
-
-    @usableFromInline
-    init(side: _RegistrarSide, slot: Int) {
-        self.side = side
-        self.slot = slot
-    }
-
-    @inlinable
-    var isDisposed: Bool { disposed.load(ordering: .acquiring) }
-
-    @usableFromInline
-    func dispose() {
-        guard !disposed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        side.removeObserver(slot: slot, token: token.load(ordering: .acquiring))
-    }
-
-    /// Ends the subscription without removing the observer (the model is being freed, and
-    /// removes every observer itself); false if it had already ended.
-    @usableFromInline
-    func end() -> Bool {
-        !disposed.exchange(true, ordering: .acquiringAndReleasing)
-    }
-}
-
 /// Makes the calling code the owner of `model`: its actor if it runs on one, else its thread.
 /// Observers and bindings are then checked against it. Use it when you hand a model to
 /// another thread or actor on purpose (and stop using it where it was). A model of a class
@@ -793,179 +620,6 @@ final class _ObserverRemoval: Disposable {
 /// ```
 public func adopt<M: Model>(_ model: M) {
     model._$registrar.adoptByCaller()
-}
-
-/// The parts of a registrar that only a model with observers or bindings needs: made on first
-/// use, so that a model that is only stored and loaded is one object (its registrar is inside).
-///
-/// Observers' removals (`_ObserverRemoval`) and bindings hold it, so it can outlive its model.
-/// It reaches the registrar through `registrar`, the registrar's address inside the model,
-/// only while the model lives: the registrar's `deinit` sets `ended` under the `slots` lock
-/// before the model's memory is freed, and whatever reads `registrar` from another thread
-/// checks `ended` under the same lock first.
-@usableFromInline
-final class _RegistrarSide: Sendable {
-    @usableFromInline let slots: _Locked<[_Slot]>
-    /// The owner's delivery views (see `ModelRegistrar`).
-    @usableFromInline let delivery: _DeliveryState
-    let lifetime = CompoundDisposable()
-    /// The bridge to Swift's Observation (retained), made when Observation first needs it, or
-    /// the box the registrar had before this object was made.
-    @usableFromInline let _observation: Atomic<Unmanaged<_ObservationBox>?>
-    /// The registrar, inside its model. Valid while `ended` is false, and read off the model's
-    /// own code paths only under the `slots` lock after checking `ended` (see above): that is
-    /// why this pointer, which is not `Sendable`, may be shared.
-    nonisolated(unsafe) let registrar: UnsafePointer<ModelRegistrar>
-    /// Set by the registrar's `deinit`, under the `slots` lock: the model is being freed.
-    let ended = Atomic<Bool>(false)
-
-    init(count: Int, registrar: UnsafePointer<ModelRegistrar>, observation box: _ObservationBox?) {
-        slots = _Locked(Array(repeating: _Slot(), count: count))
-        delivery = _DeliveryState(count: count)
-        self.registrar = registrar
-        _observation = Atomic(box.map { Unmanaged.passRetained($0) })
-    }
-
-    deinit {
-        _observation.load(ordering: .acquiring)?.release()
-    }
-
-    /// The slot of every-property observers (the last one).
-    var anySlot: Int { delivery.count - 1 }
-
-    /// Observation's registrar, made now if it does not exist yet (the first one installed wins).
-    @usableFromInline
-    var observation: ObservationRegistrar {
-        if let box = _observation.load(ordering: .acquiring) { return box._withUnsafeGuaranteedRef { $0.registrar } }
-        let made = Unmanaged.passRetained(_ObservationBox())
-        let (installed, current) = _observation.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
-        if installed { return made._withUnsafeGuaranteedRef { $0.registrar } }
-        made.release()
-        return current!._withUnsafeGuaranteedRef { $0.registrar }
-    }
-
-    /// The model is being freed (called by its registrar's `deinit`): from now on nothing
-    /// reads the registrar. Returns every registered observer and the delivery views, for the
-    /// caller to end and release outside the lock (an observer's end runs user code). The
-    /// views are emptied here, not when this object is freed: an observer that holds its
-    /// removal, which holds this object, would otherwise keep both alive.
-    func end() -> ([_SlotObserver], [_Delivery]) {
-        slots.withLock { slots in
-            ended.store(true, ordering: .relaxed)
-            var observers: [_SlotObserver] = []
-            for index in slots.indices { observers += slots[index].observers.removeAll() }
-            var views: [_Delivery] = []
-            for index in 0..<delivery.count {
-                var view = _Delivery()
-                swap(&view, &delivery.slots[index])
-                if view.first != nil { views.append(view) }
-            }
-            return (observers, views)
-        }
-    }
-
-    /// Adds an observer of property `index` (or of every property, for `nil`), returning the
-    /// disposable that removes it. If the model has been freed meanwhile (the caller holds
-    /// this object, not the model), the observer is ended at once instead.
-    func addObserver(index: Int?, _ observer: _SlotObserver) -> any Disposable {
-        let slot = index ?? anySlot
-        let removal = _ObserverRemoval(side: self, slot: slot)
-        guard let token = addObserver(slot: slot, observer) else {
-            _ = removal.end()
-            observer.onEnd(observer)
-            return removal
-        }
-        removal.token.store(token, ordering: .releasing)
-        return removal
-    }
-
-    /// Adds an observer to slot `slot`, returning its token; nil once the model is freed.
-    func addObserver(slot: Int, _ observer: _SlotObserver) -> UInt64? {
-        slots.withLock { slots -> UInt64? in
-            guard !ended.load(ordering: .relaxed) else { return nil }
-            let token = slots[slot].observers.insert(observer)
-            slots[slot].version &+= 1
-            registrar.pointee.watched.bitwiseOr(
-                ModelRegistrar.staleBit | (slot == anySlot ? 1 << 63 : ModelRegistrar.slotBit(slot)), ordering: .relaxed)
-            return token
-        }
-    }
-
-    /// Removes the observer with `token` from slot `slot`, from any thread; nothing once the
-    /// model is freed. On the owner, outside a delivery, the owner's view lets go of it at once;
-    /// otherwise at the owner's next write of the model (or when the model is freed).
-    func removeObserver(slot: Int, token: UInt64) {
-        let (removed, onOwner) = slots.withLock { slots -> (_SlotObserver?, Bool) in
-            guard !ended.load(ordering: .relaxed) else { return (nil, false) }
-            let registrar = self.registrar
-            guard let removed = slots[slot].observers.remove(token: token) else { return (nil, false) }
-            slots[slot].version &+= 1
-            if slots[slot].observers.isEmpty {
-                // Recompute the bits from what is left.
-                var bits = ModelRegistrar.staleBit
-                for index in slots.indices where !slots[index].observers.isEmpty {
-                    bits |= index == anySlot ? 1 << 63 : ModelRegistrar.slotBit(index)
-                }
-                registrar.pointee.watched.store(bits, ordering: .relaxed)
-            } else {
-                registrar.pointee.watched.bitwiseOr(ModelRegistrar.staleBit, ordering: .relaxed)
-            }
-            return (removed, registrar.pointee.isOnOwner)
-        }
-        if removed != nil, onOwner, delivery.depth == 0 {
-            // On the owner, outside a delivery: drop the view's reference at once.
-            _ = refresh(nil, anyInUse: false)
-        }
-        withExtendedLifetime(removed) {}
-    }
-
-    /// Copies the observer lists that changed into the owner's delivery views: those of
-    /// property `index` and of every-property observers, or (`index == nil`) every slot not
-    /// being delivered. Returns false if the every-property view is out of date but could not
-    /// be replaced because `anyInUse`. Owner thread only; nothing once the model is freed.
-    func refresh(_ index: Int?, anyInUse: Bool) -> Bool {
-        let state = delivery
-        let any = anySlot
-        var garbage: [_Delivery] = []
-        let anyUpToDate = slots.withLock { slots -> Bool in
-            guard !ended.load(ordering: .relaxed) else { return true }
-            func refresh(_ slot: Int) {
-                guard state.slots[slot].version != slots[slot].version else { return }
-                var view = _Delivery()
-                view.version = slots[slot].version
-                view.delivering = state.slots[slot].delivering
-                view.dirty = state.slots[slot].dirty
-                for entry in slots[slot].observers.entries {
-                    guard let observer = entry.element else { continue }
-                    if view.first == nil {
-                        view.first = Unmanaged.passRetained(observer)
-                    } else {
-                        view.rest.append(Unmanaged.passRetained(observer))
-                        view.hasRest = true
-                    }
-                }
-                swap(&view, &state.slots[slot])
-                if view.first != nil { garbage.append(view) }
-            }
-            if let index {
-                refresh(index)
-                if !anyInUse { refresh(any) }
-            } else {
-                for slot in slots.indices where slot == any ? state.depth == 0 : !state.slots[slot].delivering {
-                    refresh(slot)
-                }
-            }
-            if slots.indices.contains(where: { state.slots[$0].version != slots[$0].version }) {
-                registrar.pointee.watched.bitwiseOr(ModelRegistrar.staleBit, ordering: .relaxed)
-            } else {
-                registrar.pointee.watched.bitwiseAnd(~ModelRegistrar.staleBit, ordering: .relaxed)
-            }
-            return state.slots[any].version == slots[any].version
-        }
-        // Released outside the lock: an observer's deinit may run user code.
-        for index in garbage.indices { garbage[index].release() }
-        return anyUpToDate
-    }
 }
 
 /// Observation's registrar of one model, on its own: what a model read under the Observation

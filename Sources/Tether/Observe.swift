@@ -1,3 +1,4 @@
+import CTetherThread
 import Synchronization
 
 /// A weak reference to a model, carried by signals and bindings so they never keep it alive.
@@ -63,23 +64,40 @@ func _observeStored<M: Model, V>(_ model: M, _ keyPath: KeyPath<M, V> & Sendable
     })
 }
 
-/// What a stored property's signal needs: the model (held weakly), the key path and the
-/// property's index.
+/// What a stored property's signal needs: the model, the key path and the property's index.
 ///
-/// Why `@unchecked Sendable` is safe: the key path and the index are immutable and the weak
-/// reference is read and cleared atomically by the runtime, as in `_WeakModel`; the model is only
-/// used on its owner thread (`_checkOwner`).
+/// The model is held by an unowned count (`tether_reference_retain`), not a weak reference: the
+/// signal never keeps the model alive, as with a weak one, and the model needs no side table
+/// for it (a weak reference gives it one, 48 bytes, for good).
+///
+/// Why `@unchecked Sendable` is safe: every field is immutable; the model is reached only
+/// through `tether_reference_try_retain`, which is atomic and safe from any thread while the
+/// unowned count is held, and is then used only on its owner (`_checkOwner`).
 @usableFromInline
 final class _StoredSource<M: Model, V>: @unchecked Sendable {
-    @usableFromInline weak let model: M?
+    /// The model's address, held by an unowned count: its memory stays valid until this object
+    /// is freed, and `model` can tell whether it is still alive.
+    @usableFromInline let reference: UnsafeMutableRawPointer
     @usableFromInline let keyPath: KeyPath<M, V> & Sendable
     @usableFromInline let index: Int
 
     @inlinable
     init(_ model: M, _ keyPath: KeyPath<M, V> & Sendable, index: Int) {
-        self.model = model
+        reference = Unmanaged.passUnretained(model).toOpaque()
+        tether_reference_retain(reference)
         self.keyPath = keyPath
         self.index = index
+    }
+
+    deinit {
+        tether_reference_release(reference)
+    }
+
+    /// The model, retained, if it is still alive.
+    @inlinable
+    var model: M? {
+        guard tether_reference_try_retain(reference) else { return nil }
+        return Unmanaged<M>.fromOpaque(reference).takeRetainedValue()
     }
 
     /// Starts a subscription through its sink.
@@ -90,22 +108,21 @@ final class _StoredSource<M: Model, V>: @unchecked Sendable {
             return
         }
         _checkOwner(model._$registrar, M.self, keyPath)
-        let observer = _SlotObserver(
-            onChange: { _, _, pointer in sink(.next(pointer.assumingMemoryBound(to: V.self).pointee)) },
-            onEnd: { _ in sink(.completed) }
+        let observer = _ClosureObserver(
+            onChange: { _, pointer in sink(.next(pointer.assumingMemoryBound(to: V.self).pointee)) },
+            onEnd: { sink(.completed) }
         )
         lifetime.add(model._$registrar.addObserver(index: index, observer))
         // Tether's own read: not reported to Observation (see `_quietly`).
         sink(.next(_quietly { model[keyPath: keyPath] }))
     }
 
-    /// The same, for `subscribe(next:error:completed:)` (see `Signal._runDirect`): two objects,
-    /// the registrar's observer, which holds the subscriber's closures and calls them (its own
-    /// closures capture nothing: they find it in their first argument), and the disposable
-    /// the subscriber holds (no sink, no subscriber object, no closure contexts). Disposing
-    /// releases the closures as before: the registrar lets go of the observer (at once on the
-    /// owner, at its next write from another thread), while the subscriber keeps only the
-    /// disposable. Each value goes straight to `next`.
+    /// The same, for `subscribe(next:error:completed:)` (see `Signal._runDirect`): one object,
+    /// the registrar's observer, which holds the subscriber's closures, calls them, and is the
+    /// disposable the subscriber holds (no sink, no subscriber object, no closure contexts).
+    /// Each value goes straight to `next`. Once the registrar lets go of a disposed
+    /// subscription (at once on the owner, at its next write from another thread), the
+    /// subscription lets go of the closures, even if the subscriber keeps the disposable.
     @inlinable
     func subscribe(next: (@Sendable (V) -> Void)?, completed: (@Sendable () -> Void)?) -> any Disposable {
         guard let model else {
@@ -113,38 +130,27 @@ final class _StoredSource<M: Model, V>: @unchecked Sendable {
             return _PropertySubscription<V>.ended
         }
         _checkOwner(model._$registrar, M.self, keyPath)
-        let removal = _ObserverRemoval(side: model._$registrar.side, slot: index)
-        let subscription = _PropertySubscription<V>(removal, next: next, completed: completed)
-        removal.token.store(model._$registrar.addObserver(slot: index, subscription), ordering: .releasing)
+        let subscription = completed.map { _EndingPropertySubscription<V>(next: next, completed: $0) } ?? _PropertySubscription<V>(next: next)
+        model._$registrar.addObserver(slot: index, subscription)
         // Tether's own read: not reported to Observation (see `_quietly`).
         subscription.receive(_quietly { model[keyPath: keyPath] })
-        return removal
+        return subscription
     }
 }
 
 /// The registrar's observer of a stored property for a subscription made by
-/// `subscribe(next:error:completed:)` on its signal: it holds the subscriber's closures, and
-/// the subscription's disposable, which says whether it has ended.
+/// `subscribe(next:error:completed:)` on its signal, and the subscription's disposable: it
+/// holds the subscriber's `next`.
 ///
-/// Why `@unchecked Sendable` is safe: its fields are immutable, `Sendable` closures and a
-/// `Sendable` disposable. Values arrive on the model's owner only.
+/// Why `@unchecked Sendable` is safe: `next` is read and cleared only on the model's owner, or
+/// while the model is being freed (see `_SlotObserver`).
 @usableFromInline
-final class _PropertySubscription<V>: _SlotObserver, @unchecked Sendable {
-    @usableFromInline let next: (@Sendable (V) -> Void)?
-    @usableFromInline let completed: (@Sendable () -> Void)?
-    @usableFromInline let removal: _ObserverRemoval
+class _PropertySubscription<V>: _SlotObserver, @unchecked Sendable {
+    @exclusivity(unchecked) @usableFromInline final var next: (@Sendable (V) -> Void)?
 
     @inlinable
-    init(_ removal: _ObserverRemoval, next: (@Sendable (V) -> Void)?, completed: (@Sendable () -> Void)?) {
+    init(next: (@Sendable (V) -> Void)?) {
         self.next = next
-        self.completed = completed
-        self.removal = removal
-        super.init(
-            onChange: { observer, _, pointer in
-                unsafeDowncast(observer, to: _PropertySubscription<V>.self).receive(pointer.assumingMemoryBound(to: V.self).pointee)
-            },
-            onEnd: { observer in unsafeDowncast(observer, to: _PropertySubscription<V>.self).end() }
-        )
     }
 
     /// A subscription that has ended (of a model freed before it was subscribed to).
@@ -155,15 +161,44 @@ final class _PropertySubscription<V>: _SlotObserver, @unchecked Sendable {
     }
 
     @inlinable
-    func receive(_ value: V) {
-        if removal.disposed.load(ordering: .relaxed) { return }
-        next?(value)
+    override func changed(_ index: Int, _ value: UnsafeRawPointer) {
+        next?(value.assumingMemoryBound(to: V.self).pointee)
     }
 
-    /// The model was freed: `completed`, once, unless the subscription was disposed.
+    /// The value at subscription, unless the subscription has ended meanwhile.
+    @inlinable
+    final func receive(_ value: V) {
+        if isLive { next?(value) }
+    }
+
     @usableFromInline
-    func end() {
-        if removal.end() { completed?() }
+    override func retire() {
+        next = nil
+    }
+}
+
+/// The same, for a subscriber that is told when the model is freed (`completed`).
+///
+/// Why `@unchecked Sendable` is safe: as for `_PropertySubscription`.
+@usableFromInline
+final class _EndingPropertySubscription<V>: _PropertySubscription<V>, @unchecked Sendable {
+    @exclusivity(unchecked) @usableFromInline var completed: (@Sendable () -> Void)?
+
+    @inlinable
+    init(next: (@Sendable (V) -> Void)?, completed: @escaping @Sendable () -> Void) {
+        self.completed = completed
+        super.init(next: next)
+    }
+
+    @usableFromInline
+    override func modelEnded() {
+        completed?()
+    }
+
+    @usableFromInline
+    override func retire() {
+        super.retire()
+        completed = nil
     }
 }
 
@@ -437,14 +472,14 @@ where Same.Value == V, Output.Value == V {
         recorder.commit(makeObserver: { model in
             // One closure per case, each capturing only `self`.
             if model == modelID {
-                return _SlotObserver(
-                    onChange: { [self] _, _, _ in dependencyChanged(modelIsAlive: true) },
-                    onEnd: { _ in recorder.invalidate() }
+                return _ClosureObserver(
+                    onChange: { [self] _, _ in dependencyChanged(modelIsAlive: true) },
+                    onEnd: { recorder.invalidate() }
                 )
             }
-            return _SlotObserver(
-                onChange: { [self] _, _, _ in dependencyChanged(modelIsAlive: false) },
-                onEnd: { _ in recorder.invalidate() }
+            return _ClosureObserver(
+                onChange: { [self] _, _ in dependencyChanged(modelIsAlive: false) },
+                onEnd: { recorder.invalidate() }
             )
         })
     }
@@ -475,9 +510,9 @@ public func changes<M: Model>(of model: M) -> Signal<ModelChange<M>, Never> {
             return
         }
         let properties = M._$schema.properties
-        let observer = _SlotObserver(
-            onChange: { _, index, _ in sink(.next(ModelChange(property: properties[index]))) },
-            onEnd: { _ in sink(.completed) }
+        let observer = _ClosureObserver(
+            onChange: { index, _ in sink(.next(ModelChange(property: properties[index]))) },
+            onEnd: { sink(.completed) }
         )
         lifetime.add(model._$registrar.addObserver(index: nil, observer))
     })

@@ -1,0 +1,293 @@
+import Observation
+import Synchronization
+
+/// What the registrar's side object keeps under its lock: the registered observers, and
+/// whether the model has been freed.
+struct _Registered {
+    var table: _ObserverTable?
+    var ended = false
+}
+
+/// A lifetime that has ended: what a model freed before its lifetime was ever asked for hands
+/// out (anything added to it is disposed at once).
+let _endedLifetime: CompoundDisposable = {
+    let lifetime = CompoundDisposable()
+    lifetime.dispose()
+    return lifetime
+}()
+
+/// The parts of a registrar that only a model with observers or bindings needs: made on first
+/// use, so that a model that is only stored and loaded is one object (its registrar is inside).
+///
+/// Observers and bindings hold it, so it can outlive its model. It reaches the registrar
+/// through `registrar`, the registrar's address inside the model, only while the model lives:
+/// the registrar's `deinit` sets `ended` under the lock before the model's memory is freed,
+/// and whatever reads `registrar` from another thread checks `ended` under the same lock first.
+///
+/// Observers are registered in one table per model (`_ObserverTable`), under the lock, from
+/// any thread. The owner delivers changes from its view of the table (`view`), without taking
+/// the lock: registering or removing an observer makes a new table and sets the registrar's
+/// `staleBit`, and the owner takes the new table as its view at its next write (or at once, for
+/// an observer removed on the owner outside a delivery). A view replaced while a delivery may
+/// still be calling its observers is kept (`retired`) until the outermost delivery ends.
+///
+/// Why `@unchecked Sendable` is safe: the `var` fields (`view`, `retired`, `depth`,
+/// `delivering`, `dirty`, `wide`) are touched only on the model's owner: models are confined to
+/// their owner, a thread or an actor (see `ModelRegistrar.isOnOwner`; bindings, observation
+/// subscriptions and writes that have anybody to tell check it), and notifications run
+/// synchronously in the code that writes the model, so one thread, or one actor's serial
+/// executor, reads and writes them. The registrar's `deinit` also takes them, when no other
+/// code can reach the model. Everything else is immutable, atomic, or behind `registered`'s lock.
+@usableFromInline
+final class _RegistrarSide: @unchecked Sendable {
+    /// The registered observers, and whether the model has been freed.
+    let registered: Mutex<_Registered>
+    /// How many deliveries of this registrar are running (nested: an observer that writes
+    /// another property of the model starts one inside another). Owner only.
+    // Only the owner ever touches the `var` fields (see above), so the dynamic exclusivity
+    // check (a runtime call on every access) cannot find anything: it is off.
+    @exclusivity(unchecked) @usableFromInline var depth: Int32 = 0
+    /// The slot of every-property observers: the last one, after the properties'.
+    @usableFromInline let _anySlot: Int32
+    /// The owner's view: the table its deliveries call (retained), nil while nobody observes.
+    @exclusivity(unchecked) @usableFromInline var view: Unmanaged<_ObserverTable>?
+    /// Bit `i`: property `i` (below 64) is being delivered.
+    @exclusivity(unchecked) @usableFromInline var delivering: UInt64 = 0
+    /// Bit `i`: property `i` (below 64) changed again during its delivery: deliver its current
+    /// value once more.
+    @exclusivity(unchecked) @usableFromInline var dirty: UInt64 = 0
+    /// The same two flags (bits 0 and 1) of properties 64 and up, one byte each from property
+    /// 64 on; made for a model with that many properties.
+    @usableFromInline let wide: UnsafeMutablePointer<UInt8>?
+    /// Views replaced while a delivery was running, released when the outermost one ends.
+    @exclusivity(unchecked) var retired: [Unmanaged<_ObserverTable>] = []
+    /// Disposed when the model is freed (retained), made on first use.
+    let _lifetime = Atomic<Unmanaged<CompoundDisposable>?>(nil)
+    /// The bridge to Swift's Observation (retained), made when Observation first needs it, or
+    /// the box the registrar had before this object was made.
+    @usableFromInline let _observation: Atomic<Unmanaged<_ObservationBox>?>
+    /// The registrar, inside its model. Valid while the model lives, and read off the model's
+    /// own code paths only under the lock after checking `ended` (see above).
+    let registrar: UnsafePointer<ModelRegistrar>
+
+    init(count: Int, registrar: UnsafePointer<ModelRegistrar>, observation box: _ObservationBox?) {
+        registered = Mutex(_Registered())
+        _anySlot = Int32(count - 1)
+        if count - 1 > 64 {
+            wide = .allocate(capacity: count - 1 - 64)
+            wide!.initialize(repeating: 0, count: count - 1 - 64)
+        } else {
+            wide = nil
+        }
+        self.registrar = registrar
+        _observation = Atomic(box.map { Unmanaged.passRetained($0) })
+    }
+
+    deinit {
+        _observation.load(ordering: .acquiring)?.release()
+        _lifetime.load(ordering: .acquiring)?.release()
+        wide?.deallocate()
+    }
+
+    /// The slot of every-property observers (the last one).
+    @inlinable
+    var anySlot: Int { Int(_anySlot) }
+
+    /// Disposed when the model is freed: ends bindings and other work tied to the model.
+    var lifetime: CompoundDisposable {
+        if let lifetime = _lifetime.load(ordering: .acquiring) { return lifetime.takeUnretainedValue() }
+        let made = Unmanaged.passRetained(CompoundDisposable())
+        let (installed, current) = _lifetime.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
+        if installed { return made.takeUnretainedValue() }
+        made.release()
+        return current!.takeUnretainedValue()
+    }
+
+    /// Observation's registrar, made now if it does not exist yet (the first one installed wins).
+    @usableFromInline
+    var observation: ObservationRegistrar {
+        if let box = _observation.load(ordering: .acquiring) { return box._withUnsafeGuaranteedRef { $0.registrar } }
+        let made = Unmanaged.passRetained(_ObservationBox())
+        let (installed, current) = _observation.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
+        if installed { return made._withUnsafeGuaranteedRef { $0.registrar } }
+        made.release()
+        return current!._withUnsafeGuaranteedRef { $0.registrar }
+    }
+
+    // MARK: Delivery flags (owner only)
+
+    /// Whether property `index` is being delivered.
+    @inlinable @inline(__always)
+    func isDelivering(_ index: Int) -> Bool {
+        if _fastPath(index < 64) { return delivering & (1 << UInt64(index)) != 0 }
+        return wide![index - 64] & 1 != 0
+    }
+
+    /// Marks property `index` as being delivered, or not.
+    @inlinable @inline(__always)
+    func setDelivering(_ index: Int, _ on: Bool) {
+        if _fastPath(index < 64) {
+            if on { delivering |= 1 << UInt64(index) } else { delivering &= ~(1 << UInt64(index)) }
+        } else {
+            if on { wide![index - 64] |= 1 } else { wide![index - 64] &= ~1 }
+        }
+    }
+
+    /// Whether property `index` changed again during its delivery.
+    @inlinable @inline(__always)
+    func isDirty(_ index: Int) -> Bool {
+        if _fastPath(index < 64) { return dirty & (1 << UInt64(index)) != 0 }
+        return wide![index - 64] & 2 != 0
+    }
+
+    /// Marks property `index` as changed during its delivery, or not.
+    @inlinable @inline(__always)
+    func setDirty(_ index: Int, _ on: Bool) {
+        if _fastPath(index < 64) {
+            if on { dirty |= 1 << UInt64(index) } else { dirty &= ~(1 << UInt64(index)) }
+        } else {
+            if on { wide![index - 64] |= 2 } else { wide![index - 64] &= ~2 }
+        }
+    }
+
+    // MARK: Observers
+
+    /// Adds an observer of property `index` (or of every property, for `nil`); the observer is
+    /// the disposable that removes it. If the model has been freed meanwhile (the caller holds
+    /// this object, not the model), the observer is ended at once instead.
+    func addObserver(index: Int?, _ observer: _SlotObserver) -> any Disposable {
+        if !addObserver(slot: index ?? anySlot, observer) {
+            if observer.end() { observer.modelEnded() }
+            observer.retire()
+        }
+        return observer
+    }
+
+    /// Adds an observer to slot `slot`; false once the model is freed.
+    @usableFromInline
+    func addObserver(slot: Int, _ observer: _SlotObserver) -> Bool {
+        registered.withLock { state -> Bool in
+            guard !state.ended else { return false }
+            observer.register(self, slot: slot)
+            _ObserverTable.insert(observer, slot: slot, into: &state.table)
+            registrar.pointee.watched.bitwiseOr(
+                ModelRegistrar.staleBit | (slot == anySlot ? 1 << 63 : ModelRegistrar.slotBit(slot)), ordering: .relaxed)
+            return true
+        }
+    }
+
+    /// Removes `observer` (which has ended) from slot `slot`, from any thread; nothing once the
+    /// model is freed. On the owner, the observer leaves the table now, and lets go of what it
+    /// holds; the owner's view lets go of it at once outside a delivery, else when the
+    /// delivery ends. From another thread, the owner takes it out at its next write of the
+    /// model (see `refresh`), or when the model is freed: the owner may be calling it.
+    func removeObserver(_ observer: _SlotObserver, slot: Int) {
+        let onOwner = registered.withLock { state -> Bool in
+            guard !state.ended else { return false }
+            guard registrar.pointee.isOnOwner else {
+                registrar.pointee.watched.bitwiseOr(ModelRegistrar.staleBit, ordering: .relaxed)
+                return false
+            }
+            let (removed, slotEmpty) = _ObserverTable.remove(observer, slot: slot, from: &state.table)
+            guard removed else { return false }
+            if slotEmpty {
+                updateWatched(state.table)
+            } else {
+                registrar.pointee.watched.bitwiseOr(ModelRegistrar.staleBit, ordering: .relaxed)
+            }
+            return true
+        }
+        if onOwner {
+            if depth == 0 { refresh() }
+            // Ended: no delivery calls it any more (a delivery running now skips it).
+            observer.retire()
+        }
+    }
+
+    /// Sets the registrar's `watched` bits from what `table` holds (under the lock), with
+    /// `staleBit` set.
+    func updateWatched(_ table: _ObserverTable?) {
+        var bits = ModelRegistrar.staleBit
+        for slot in table?.slots ?? [] {
+            bits |= slot == anySlot ? 1 << 63 : ModelRegistrar.slotBit(slot)
+        }
+        registrar.pointee.watched.store(bits, ordering: .relaxed)
+    }
+
+    /// The number of registered observers in slot `slot`.
+    func observerCount(slot: Int) -> Int {
+        registered.withLock { $0.table?.count(of: slot) ?? 0 }
+    }
+
+    /// Makes the registered table the owner's view, if it is not. A view replaced during a
+    /// delivery is kept until the outermost delivery ends (a delivery may still be calling
+    /// its observers); then this releases it, and every view replaced before. Owner only;
+    /// nothing once the model is freed.
+    func refresh() {
+        var replaced: Unmanaged<_ObserverTable>?
+        var ended: [Unmanaged<_SlotObserver>] = []
+        registered.withLock { state in
+            guard !state.ended else { return }
+            // Observers disposed on other threads leave the table here, on the owner.
+            ended = _ObserverTable.removeEnded(from: &state.table)
+            if !ended.isEmpty { updateWatched(state.table) }
+            let table = state.table.map { Unmanaged.passUnretained($0) }
+            if view?.toOpaque() != table?.toOpaque() {
+                replaced = view
+                view = table.map { $0.retain() }
+            }
+            if depth > 0, replaced != nil || !retired.isEmpty {
+                // Up to date, but with views to release when the deliveries end: the flag
+                // brings the outermost one back here.
+                registrar.pointee.watched.bitwiseOr(ModelRegistrar.staleBit, ordering: .relaxed)
+            } else {
+                registrar.pointee.watched.bitwiseAnd(~ModelRegistrar.staleBit, ordering: .relaxed)
+            }
+        }
+        for observer in ended {
+            observer._withUnsafeGuaranteedRef { $0.retire() }
+            observer.release()
+        }
+        if let replaced {
+            if depth > 0 { retired.append(replaced) } else { Self.release(replaced) }
+        }
+        if depth == 0, !retired.isEmpty {
+            let views = retired
+            retired = []
+            for view in views { Self.release(view) }
+        }
+    }
+
+    /// Releases a view the owner no longer delivers from (outside the lock: an observer's
+    /// deinit may run user code), after retiring its observers that have ended.
+    static func release(_ view: Unmanaged<_ObserverTable>) {
+        for observer in view.takeUnretainedValue().observers where !observer.isLive { observer.retire() }
+        view.release()
+    }
+
+    /// The model is being freed (called by its registrar's `deinit`): from now on nothing
+    /// reads the registrar. Returns the registered observers and the owner's views, for the
+    /// caller to end and release outside the lock (an observer's end runs user code). The
+    /// views are taken here, not when this object is freed: an observer holds this object, which
+    /// would otherwise keep both alive.
+    func end() -> (registered: _ObserverTable?, views: [Unmanaged<_ObserverTable>]) {
+        let table = registered.withLock { state -> _ObserverTable? in
+            state.ended = true
+            let table = state.table
+            state.table = nil
+            return table
+        }
+        var views = retired
+        retired = []
+        if let view { views.append(view) }
+        view = nil
+        if _lifetime.load(ordering: .acquiring) == nil {
+            // Nobody asked for the lifetime: whoever does from now on gets one that has ended.
+            let ended = Unmanaged.passRetained(_endedLifetime)
+            if !_lifetime.compareExchange(expected: nil, desired: ended, ordering: .acquiringAndReleasing).exchanged {
+                ended.release()
+            }
+        }
+        return (table, views)
+    }
+}
