@@ -109,7 +109,7 @@ final class _StoredSource<M: Model, V>: @unchecked Sendable {
         }
         _checkOwner(model._$registrar, M.self, keyPath)
         let observer = _ClosureObserver(
-            onChange: { _, pointer in sink(.next(pointer.assumingMemoryBound(to: V.self).pointee)) },
+            onChange: { _, _, pointer in sink(.next(pointer.assumingMemoryBound(to: V.self).pointee)) },
             onEnd: { sink(.completed) }
         )
         lifetime.add(model._$registrar.addObserver(index: index, observer))
@@ -117,12 +117,10 @@ final class _StoredSource<M: Model, V>: @unchecked Sendable {
         sink(.next(_quietly { model[keyPath: keyPath] }))
     }
 
-    /// The same, for `subscribe(next:error:completed:)` (see `Signal._runDirect`): one object,
-    /// the registrar's observer, which holds the subscriber's closures, calls them, and is the
+    /// The same, for `subscribe(next:error:completed:)` (see `Signal._runDirect`): the
+    /// registrar's observer, which holds the subscriber's closures and calls them, and the
     /// disposable the subscriber holds (no sink, no subscriber object, no closure contexts).
-    /// Each value goes straight to `next`. Once the registrar lets go of a disposed
-    /// subscription (at once on the owner, at its next write from another thread), the
-    /// subscription lets go of the closures, even if the subscriber keeps the disposable.
+    /// Each value goes straight to `next`.
     @inlinable
     func subscribe(next: (@Sendable (V) -> Void)?, completed: (@Sendable () -> Void)?) -> any Disposable {
         guard let model else {
@@ -134,23 +132,33 @@ final class _StoredSource<M: Model, V>: @unchecked Sendable {
         model._$registrar.addObserver(slot: index, subscription)
         // Tether's own read: not reported to Observation (see `_quietly`).
         subscription.receive(_quietly { model[keyPath: keyPath] })
-        return subscription
+        return _SubscriptionDisposal(subscription)
     }
 }
 
 /// The registrar's observer of a stored property for a subscription made by
-/// `subscribe(next:error:completed:)` on its signal, and the subscription's disposable: it
-/// holds the subscriber's `next`.
+/// `subscribe(next:error:completed:)` on its signal: it holds the subscriber's `next`.
 ///
-/// Why `@unchecked Sendable` is safe: `next` is read and cleared only on the model's owner, or
-/// while the model is being freed (see `_SlotObserver`).
+/// `next` is a `let`: a delivery calls it without retaining and releasing it (a `var` would
+/// be copied around every call, a third of a delivery's cost). So the subscriber does not hold
+/// this object, which it could keep after disposing (its closures would then stay, and a
+/// closure that holds its subscriber would keep both alive): it holds a `_SubscriptionDisposal`,
+/// which keeps this object's memory but not the object, so the closures go when the registrar
+/// lets go of the observer (when the subscription is disposed, or the model freed).
+///
+/// Why `@unchecked Sendable` is safe: `next` is immutable and `Sendable`; values arrive on the
+/// model's owner only.
 @usableFromInline
 class _PropertySubscription<V>: _SlotObserver, @unchecked Sendable {
-    @exclusivity(unchecked) @usableFromInline final var next: (@Sendable (V) -> Void)?
+    @usableFromInline final let next: (@Sendable (V) -> Void)?
 
     @inlinable
     init(next: (@Sendable (V) -> Void)?) {
         self.next = next
+        // Captures nothing: it finds the subscription in its first argument.
+        super.init(onChange: { observer, _, pointer in
+            unsafeDowncast(observer, to: _PropertySubscription<V>.self).next?(pointer.assumingMemoryBound(to: V.self).pointee)
+        })
     }
 
     /// A subscription that has ended (of a model freed before it was subscribed to).
@@ -160,26 +168,18 @@ class _PropertySubscription<V>: _SlotObserver, @unchecked Sendable {
         return disposable
     }
 
-    @inlinable
-    override func changed(_ index: Int, _ value: UnsafeRawPointer) {
-        next?(value.assumingMemoryBound(to: V.self).pointee)
-    }
-
     /// The value at subscription, unless the subscription has ended meanwhile.
     @inlinable
     final func receive(_ value: V) {
         if isLive { next?(value) }
     }
-
-    @usableFromInline
-    override func retire() {
-        next = nil
-    }
 }
 
 /// The same, for a subscriber that is told when the model is freed (`completed`).
 ///
-/// Why `@unchecked Sendable` is safe: as for `_PropertySubscription`.
+/// Why `@unchecked Sendable` is safe: as for `_PropertySubscription`; `completed` is read and
+/// cleared only while the model is being freed, or on the owner once the subscription has
+/// ended (see `_SlotObserver`).
 @usableFromInline
 final class _EndingPropertySubscription<V>: _PropertySubscription<V>, @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var completed: (@Sendable () -> Void)?
@@ -197,8 +197,54 @@ final class _EndingPropertySubscription<V>: _PropertySubscription<V>, @unchecked
 
     @usableFromInline
     override func retire() {
-        super.retire()
         completed = nil
+    }
+}
+
+/// The disposable of a `_PropertySubscription`: it holds the observer by an unowned count
+/// (`tether_reference_retain`: its memory, not the object), so that the subscriber who keeps
+/// the disposable keeps none of its closures once the registrar has let go of the observer.
+/// One word: the observer's address, with bit 0 set once disposed.
+///
+/// It is `Sendable` as it stands (an `Atomic`); the observer it points to is reached only through
+/// `tether_reference_try_retain`, which is atomic and safe from any thread while the unowned
+/// count is held.
+@usableFromInline
+final class _SubscriptionDisposal: Disposable {
+    @usableFromInline let bits: Atomic<UInt>
+
+    @inlinable
+    init(_ observer: _SlotObserver) {
+        let address = Unmanaged.passUnretained(observer).toOpaque()
+        tether_reference_retain(address)
+        bits = Atomic(UInt(bitPattern: address))
+    }
+
+    deinit {
+        tether_reference_release(address)
+    }
+
+    /// The observer's address.
+    @usableFromInline
+    var address: UnsafeMutableRawPointer { UnsafeMutableRawPointer(bitPattern: bits.load(ordering: .relaxed) & ~1)! }
+
+    /// The observer, retained, if it is still alive.
+    func observer() -> _SlotObserver? {
+        guard tether_reference_try_retain(address) else { return nil }
+        return Unmanaged<_SlotObserver>.fromOpaque(address).takeRetainedValue()
+    }
+
+    /// Whether the subscription has ended: disposed, or its model freed (an observer that is
+    /// no longer alive has ended: the registrar lets go of an observer only then).
+    @usableFromInline
+    var isDisposed: Bool {
+        bits.load(ordering: .acquiring) & 1 != 0 || observer()?.isDisposed ?? true
+    }
+
+    @usableFromInline
+    func dispose() {
+        guard bits.bitwiseOr(1, ordering: .acquiringAndReleasing).oldValue & 1 == 0 else { return }
+        observer()?.dispose()
     }
 }
 
@@ -473,12 +519,12 @@ where Same.Value == V, Output.Value == V {
             // One closure per case, each capturing only `self`.
             if model == modelID {
                 return _ClosureObserver(
-                    onChange: { [self] _, _ in dependencyChanged(modelIsAlive: true) },
+                    onChange: { [self] _, _, _ in dependencyChanged(modelIsAlive: true) },
                     onEnd: { recorder.invalidate() }
                 )
             }
             return _ClosureObserver(
-                onChange: { [self] _, _ in dependencyChanged(modelIsAlive: false) },
+                onChange: { [self] _, _, _ in dependencyChanged(modelIsAlive: false) },
                 onEnd: { recorder.invalidate() }
             )
         })
@@ -511,7 +557,7 @@ public func changes<M: Model>(of model: M) -> Signal<ModelChange<M>, Never> {
         }
         let properties = M._$schema.properties
         let observer = _ClosureObserver(
-            onChange: { index, _ in sink(.next(ModelChange(property: properties[index]))) },
+            onChange: { _, index, _ in sink(.next(ModelChange(property: properties[index]))) },
             onEnd: { sink(.completed) }
         )
         lifetime.add(model._$registrar.addObserver(index: nil, observer))

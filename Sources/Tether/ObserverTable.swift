@@ -3,11 +3,14 @@ import Synchronization
 /// One observer of one tracked property of a model (or of every property), as the model's
 /// registrar keeps it; also the disposable that removes it.
 ///
-/// A subclass says what a change does (`changed`, which receives the property's index and a
-/// pointer to its new value, valid only during the call, so a stored-property observer can read
-/// the value without boxing it), what the end of the model does (`modelEnded`), and lets go
-/// of what it holds once nothing can call it any more (`retire`): a disposed subscription that
-/// its subscriber keeps holds none of the subscriber's closures.
+/// `onChange` says what a change does: it receives the observer itself, the property's index
+/// and a pointer to its new value, valid only during the call (so a stored-property observer
+/// can read the value without boxing it). A closure, not a method: made in code specialised
+/// for the value's type (`@inlinable` initialisers), it reads the value without the generic
+/// code a generic subclass's method would run; one that captures nothing (it finds what it
+/// needs in the observer) costs no allocation. A subclass says what the end of the model does
+/// (`modelEnded`), and lets go of what it holds once nothing can call it any more (`retire`): a
+/// disposed subscription that its subscriber keeps holds none of the subscriber's closures.
 ///
 /// `_state` holds the registrar's side object (retained by the observer) while the observer is
 /// registered, its slot in the top 16 bits, and, in bit 0, whether it has ended: disposed, or
@@ -19,14 +22,14 @@ import Synchronization
 @usableFromInline
 package class _SlotObserver: Disposable, @unchecked Sendable {
     @usableFromInline final let _state = Atomic<UInt>(0)
+    /// Called on the model's owner when the property changes, while the observer has not
+    /// ended (see above).
+    @usableFromInline final let onChange: @Sendable (_SlotObserver, Int, UnsafeRawPointer) -> Void
 
     @inlinable
-    package init() {}
-
-    /// Property `index` changed to the value at `value` (on the model's owner, while the
-    /// observer has not ended).
-    @usableFromInline
-    package func changed(_ index: Int, _ value: UnsafeRawPointer) {}
+    package init(onChange: @escaping @Sendable (_SlotObserver, Int, UnsafeRawPointer) -> Void) {
+        self.onChange = onChange
+    }
 
     /// The model was freed (called once, unless the observer was disposed first).
     @usableFromInline
@@ -74,25 +77,20 @@ package class _SlotObserver: Disposable, @unchecked Sendable {
     }
 }
 
-/// An observer made of two closures: for a change (the property's index and a pointer to its
-/// value) and for the end of the model. Both are released when the observer retires.
+/// An observer made of two closures: `onChange` (see `_SlotObserver`) and one for the end of
+/// the model, released when the observer retires. (Its subscriber holds a disposable of its
+/// own, not this object: `onChange` goes with the object, when the owner's view lets go of it.)
 ///
 /// Why `@unchecked Sendable` is safe: see `_SlotObserver` (the closures are read and cleared
 /// only on the owner, or while the model is being freed).
 @usableFromInline
 final class _ClosureObserver: _SlotObserver, @unchecked Sendable {
-    @exclusivity(unchecked) @usableFromInline var onChange: (@Sendable (Int, UnsafeRawPointer) -> Void)?
     @exclusivity(unchecked) @usableFromInline var onEnd: (@Sendable () -> Void)?
 
     @inlinable
-    init(onChange: @escaping @Sendable (Int, UnsafeRawPointer) -> Void, onEnd: @escaping @Sendable () -> Void) {
-        self.onChange = onChange
+    init(onChange: @escaping @Sendable (_SlotObserver, Int, UnsafeRawPointer) -> Void, onEnd: @escaping @Sendable () -> Void) {
         self.onEnd = onEnd
-    }
-
-    @inlinable
-    override func changed(_ index: Int, _ value: UnsafeRawPointer) {
-        onChange?(index, value)
+        super.init(onChange: onChange)
     }
 
     @usableFromInline
@@ -102,7 +100,6 @@ final class _ClosureObserver: _SlotObserver, @unchecked Sendable {
 
     @usableFromInline
     override func retire() {
-        onChange = nil
         onEnd = nil
     }
 }
@@ -139,22 +136,9 @@ final class _ObserverTable: ManagedBuffer<Int, _ObserverEntry> {
     }
 
     /// The number of entries.
-    @inlinable
-    var count: Int { header }
-
-    /// The position of the first entry of slot `slot` or of a later slot.
-    @inlinable @inline(__always)
-    static func start(of slot: Int, in entries: UnsafeMutablePointer<_ObserverEntry>, count: Int) -> Int {
-        if count <= 8 {
-            var position = 0
-            while position < count, entries[position].slot < slot { position += 1 }
-            return position
-        }
-        return bound(slot, in: entries, count: count, after: false)
-    }
+    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee } }
 
     /// The position of the first entry with a slot after `slot` (`after`) or not before it.
-    @usableFromInline
     static func bound(_ slot: Int, in entries: UnsafeMutablePointer<_ObserverEntry>, count: Int, after: Bool) -> Int {
         var low = 0
         var high = count
@@ -166,17 +150,54 @@ final class _ObserverTable: ManagedBuffer<Int, _ObserverEntry> {
     }
 
     /// Calls the live observers of slot `slot` with property `index`'s value at `value`. The
-    /// table is not changed meanwhile (see above), and the caller keeps it alive.
+    /// table is not changed meanwhile (see above), and the caller keeps it alive. Inlined for a
+    /// table of up to four observers (most models have a few); bigger ones go out of line.
     @inlinable @inline(__always)
     func call(slot: Int, index: Int, _ value: UnsafeRawPointer) {
+        // Through the pointers: `header`, a stored property, would be read with a dynamic
+        // exclusivity check (a runtime call).
+        let done = withUnsafeMutablePointers { count, entries in
+            let count = count.pointee
+            if count > 4 { return false }
+            var position = 0
+            while position < count, entries[position].slot < slot { position &+= 1 }
+            while position < count, entries[position].slot == slot {
+                Self.call(entries[position].observer, index, value)
+                position &+= 1
+            }
+            return true
+        }
+        if !done { callMany(slot: slot, index: index, value) }
+    }
+
+    /// `call` for a table of any size.
+    @usableFromInline @inline(never)
+    func callMany(slot: Int, index: Int, _ value: UnsafeRawPointer) {
         withUnsafeMutablePointers { count, entries in
             let count = count.pointee
             var position = Self.start(of: slot, in: entries, count: count)
             while position < count, entries[position].slot == slot {
-                entries[position].observer._withUnsafeGuaranteedRef { if $0.isLive { $0.changed(index, value) } }
+                Self.call(entries[position].observer, index, value)
                 position += 1
             }
         }
+    }
+
+    /// Calls `observer` unless it has ended.
+    @inlinable @inline(__always)
+    static func call(_ observer: Unmanaged<_SlotObserver>, _ index: Int, _ value: UnsafeRawPointer) {
+        observer._withUnsafeGuaranteedRef { if $0.isLive { $0.onChange($0, index, value) } }
+    }
+
+    /// The position of the first entry of slot `slot` or of a later slot.
+    @inline(__always)
+    static func start(of slot: Int, in entries: UnsafeMutablePointer<_ObserverEntry>, count: Int) -> Int {
+        if count <= 8 {
+            var position = 0
+            while position < count, entries[position].slot < slot { position += 1 }
+            return position
+        }
+        return bound(slot, in: entries, count: count, after: false)
     }
 
     /// The number of live observers in slot `slot`.

@@ -8,6 +8,37 @@ struct _Registered {
     var ended = false
 }
 
+/// What few models' side objects need, made on first need: the lifetime (bindings and other
+/// work tied to the model), views replaced during a delivery, and the delivery flags of
+/// properties 64 and up. Kept apart, the side object is one word smaller (112 bytes to malloc
+/// rather than 128).
+///
+/// Why `@unchecked Sendable` is safe: `retired` and the flags that `wide` points to are touched
+/// only on the model's owner (see `_RegistrarSide`); `lifetime` is itself `Sendable`.
+@usableFromInline
+final class _SideExtras: @unchecked Sendable {
+    let lifetime: CompoundDisposable
+    /// Views replaced while a delivery was running, released when the outermost one ends.
+    @exclusivity(unchecked) var retired: [Unmanaged<_ObserverTable>] = []
+    /// The delivery flags (bit 0: delivering; bit 1: dirty) of properties 64 and up, one byte
+    /// each from property 64 on; nil for a model with fewer properties.
+    @usableFromInline let wide: UnsafeMutablePointer<UInt8>?
+
+    init(lifetime: CompoundDisposable = CompoundDisposable(), properties: Int) {
+        self.lifetime = lifetime
+        if properties > 64 {
+            wide = .allocate(capacity: properties - 64)
+            wide!.initialize(repeating: 0, count: properties - 64)
+        } else {
+            wide = nil
+        }
+    }
+
+    deinit {
+        wide?.deallocate()
+    }
+}
+
 /// A lifetime that has ended: what a model freed before its lifetime was ever asked for hands
 /// out (anything added to it is disposed at once).
 let _endedLifetime: CompoundDisposable = {
@@ -15,6 +46,10 @@ let _endedLifetime: CompoundDisposable = {
     lifetime.dispose()
     return lifetime
 }()
+
+/// The extras of every side object whose model was freed before it needed extras of its own:
+/// its lifetime has ended, and it holds no views (nothing writes it).
+let _endedExtras = _SideExtras(lifetime: _endedLifetime, properties: 0)
 
 /// The parts of a registrar that only a model with observers or bindings needs: made on first
 /// use, so that a model that is only stored and loaded is one object (its registrar is inside).
@@ -31,8 +66,8 @@ let _endedLifetime: CompoundDisposable = {
 /// an observer removed on the owner outside a delivery). A view replaced while a delivery may
 /// still be calling its observers is kept (`retired`) until the outermost delivery ends.
 ///
-/// Why `@unchecked Sendable` is safe: the `var` fields (`view`, `retired`, `depth`,
-/// `delivering`, `dirty`, `wide`) are touched only on the model's owner: models are confined to
+/// Why `@unchecked Sendable` is safe: the `var` fields (`view`, `depth`, `delivering`, `dirty`,
+/// and the extras' `retired` and `wide`) are touched only on the model's owner: models are confined to
 /// their owner, a thread or an actor (see `ModelRegistrar.isOnOwner`; bindings, observation
 /// subscriptions and writes that have anybody to tell check it), and notifications run
 /// synchronously in the code that writes the model, so one thread, or one actor's serial
@@ -56,13 +91,10 @@ final class _RegistrarSide: @unchecked Sendable {
     /// Bit `i`: property `i` (below 64) changed again during its delivery: deliver its current
     /// value once more.
     @exclusivity(unchecked) @usableFromInline var dirty: UInt64 = 0
-    /// The same two flags (bits 0 and 1) of properties 64 and up, one byte each from property
-    /// 64 on; made for a model with that many properties.
-    @usableFromInline let wide: UnsafeMutablePointer<UInt8>?
-    /// Views replaced while a delivery was running, released when the outermost one ends.
-    @exclusivity(unchecked) var retired: [Unmanaged<_ObserverTable>] = []
-    /// Disposed when the model is freed (retained), made on first use.
-    let _lifetime = Atomic<Unmanaged<CompoundDisposable>?>(nil)
+    /// The lifetime, the views replaced during a delivery and the flags of properties 64 and
+    /// up (retained): made on first need, and with this object for a model of more than 64
+    /// properties.
+    @usableFromInline let _extras = Atomic<Unmanaged<_SideExtras>?>(nil)
     /// The bridge to Swift's Observation (retained), made when Observation first needs it, or
     /// the box the registrar had before this object was made.
     @usableFromInline let _observation: Atomic<Unmanaged<_ObservationBox>?>
@@ -73,20 +105,14 @@ final class _RegistrarSide: @unchecked Sendable {
     init(count: Int, registrar: UnsafePointer<ModelRegistrar>, observation box: _ObservationBox?) {
         registered = Mutex(_Registered())
         _anySlot = Int32(count - 1)
-        if count - 1 > 64 {
-            wide = .allocate(capacity: count - 1 - 64)
-            wide!.initialize(repeating: 0, count: count - 1 - 64)
-        } else {
-            wide = nil
-        }
+        if count - 1 > 64 { _extras.store(Unmanaged.passRetained(_SideExtras(properties: count - 1)), ordering: .relaxed) }
         self.registrar = registrar
         _observation = Atomic(box.map { Unmanaged.passRetained($0) })
     }
 
     deinit {
         _observation.load(ordering: .acquiring)?.release()
-        _lifetime.load(ordering: .acquiring)?.release()
-        wide?.deallocate()
+        _extras.load(ordering: .acquiring)?.release()
     }
 
     /// The slot of every-property observers (the last one).
@@ -94,14 +120,30 @@ final class _RegistrarSide: @unchecked Sendable {
     var anySlot: Int { Int(_anySlot) }
 
     /// Disposed when the model is freed: ends bindings and other work tied to the model.
-    var lifetime: CompoundDisposable {
-        if let lifetime = _lifetime.load(ordering: .acquiring) { return lifetime.takeUnretainedValue() }
-        let made = Unmanaged.passRetained(CompoundDisposable())
-        let (installed, current) = _lifetime.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
-        if installed { return made.takeUnretainedValue() }
-        made.release()
-        return current!.takeUnretainedValue()
+    var lifetime: CompoundDisposable { extras.lifetime }
+
+    /// The extras, made now if they do not exist yet (by any thread: the first one installed
+    /// wins).
+    var extras: _SideExtras {
+        install(_SideExtras(properties: anySlot)).takeUnretainedValue()
     }
+
+    /// The extras, if they were made.
+    var existingExtras: _SideExtras? { _extras.load(ordering: .acquiring)?.takeUnretainedValue() }
+
+    /// Installs `made` as the extras unless there are some already; returns those installed.
+    private func install(_ made: @autoclosure () -> _SideExtras) -> Unmanaged<_SideExtras> {
+        if let extras = _extras.load(ordering: .acquiring) { return extras }
+        let made = Unmanaged.passRetained(made())
+        let (installed, current) = _extras.compareExchange(expected: nil, desired: made, ordering: .acquiringAndReleasing)
+        if installed { return made }
+        made.release()
+        return current!
+    }
+
+    /// The delivery flags of properties 64 and up (see `_SideExtras`).
+    @usableFromInline
+    var wide: UnsafeMutablePointer<UInt8> { _extras.load(ordering: .relaxed)!._withUnsafeGuaranteedRef { $0.wide! } }
 
     /// Observation's registrar, made now if it does not exist yet (the first one installed wins).
     @usableFromInline
@@ -120,7 +162,7 @@ final class _RegistrarSide: @unchecked Sendable {
     @inlinable @inline(__always)
     func isDelivering(_ index: Int) -> Bool {
         if _fastPath(index < 64) { return delivering & (1 << UInt64(index)) != 0 }
-        return wide![index - 64] & 1 != 0
+        return wide[index - 64] & 1 != 0
     }
 
     /// Marks property `index` as being delivered, or not.
@@ -129,7 +171,7 @@ final class _RegistrarSide: @unchecked Sendable {
         if _fastPath(index < 64) {
             if on { delivering |= 1 << UInt64(index) } else { delivering &= ~(1 << UInt64(index)) }
         } else {
-            if on { wide![index - 64] |= 1 } else { wide![index - 64] &= ~1 }
+            if on { wide[index - 64] |= 1 } else { wide[index - 64] &= ~1 }
         }
     }
 
@@ -137,7 +179,7 @@ final class _RegistrarSide: @unchecked Sendable {
     @inlinable @inline(__always)
     func isDirty(_ index: Int) -> Bool {
         if _fastPath(index < 64) { return dirty & (1 << UInt64(index)) != 0 }
-        return wide![index - 64] & 2 != 0
+        return wide[index - 64] & 2 != 0
     }
 
     /// Marks property `index` as changed during its delivery, or not.
@@ -146,7 +188,7 @@ final class _RegistrarSide: @unchecked Sendable {
         if _fastPath(index < 64) {
             if on { dirty |= 1 << UInt64(index) } else { dirty &= ~(1 << UInt64(index)) }
         } else {
-            if on { wide![index - 64] |= 2 } else { wide![index - 64] &= ~2 }
+            if on { wide[index - 64] |= 2 } else { wide[index - 64] &= ~2 }
         }
     }
 
@@ -236,7 +278,7 @@ final class _RegistrarSide: @unchecked Sendable {
                 replaced = view
                 view = table.map { $0.retain() }
             }
-            if depth > 0, replaced != nil || !retired.isEmpty {
+            if depth > 0, replaced != nil || existingExtras?.retired.isEmpty == false {
                 // Up to date, but with views to release when the deliveries end: the flag
                 // brings the outermost one back here.
                 registrar.pointee.watched.bitwiseOr(ModelRegistrar.staleBit, ordering: .relaxed)
@@ -249,11 +291,11 @@ final class _RegistrarSide: @unchecked Sendable {
             observer.release()
         }
         if let replaced {
-            if depth > 0 { retired.append(replaced) } else { Self.release(replaced) }
+            if depth > 0 { extras.retired.append(replaced) } else { Self.release(replaced) }
         }
-        if depth == 0, !retired.isEmpty {
-            let views = retired
-            retired = []
+        if depth == 0, let extras = existingExtras, !extras.retired.isEmpty {
+            let views = extras.retired
+            extras.retired = []
             for view in views { Self.release(view) }
         }
     }
@@ -277,17 +319,12 @@ final class _RegistrarSide: @unchecked Sendable {
             state.table = nil
             return table
         }
-        var views = retired
-        retired = []
+        // If nobody asked for the lifetime, whoever does from now on gets one that has ended.
+        let extras = install(_endedExtras).takeUnretainedValue()
+        var views = extras.retired
+        if !views.isEmpty { extras.retired = [] }   // never written in the shared `_endedExtras`
         if let view { views.append(view) }
         view = nil
-        if _lifetime.load(ordering: .acquiring) == nil {
-            // Nobody asked for the lifetime: whoever does from now on gets one that has ended.
-            let ended = Unmanaged.passRetained(_endedLifetime)
-            if !_lifetime.compareExchange(expected: nil, desired: ended, ordering: .acquiringAndReleasing).exchanged {
-                ended.release()
-            }
-        }
         return (table, views)
     }
 }
