@@ -124,10 +124,7 @@ public struct ModelRegistrar: ~Copyable, Sendable {
         let observers = registered?.observers ?? []
         for observer in observers where observer.end() { observer.modelEnded() }
         for observer in observers { observer.retire() }
-        for view in views {
-            for observer in view.takeUnretainedValue().observers { observer.retire() }
-            view.release()
-        }
+        for view in views { view.release() }
         withExtendedLifetime(registered) {}
         side.lifetime.dispose()
     }

@@ -261,12 +261,14 @@ final class _RegistrarSide: @unchecked Sendable {
         registered.withLock { $0.table?.count(of: slot) ?? 0 }
     }
 
-    /// Makes the registered table the owner's view, if it is not. A view replaced during a
-    /// delivery is kept until the outermost delivery ends (a delivery may still be calling
-    /// its observers); then this releases it, and every view replaced before. Owner only;
-    /// nothing once the model is freed.
+    /// Makes the registered table the owner's view, if it is not, after taking out of it the
+    /// observers disposed on other threads (and letting go of what they hold). A view replaced
+    /// during a delivery is kept until the outermost delivery ends (a delivery may still be
+    /// calling its observers); then this releases it, and every view replaced before. Owner
+    /// only; nothing once the model is freed. The views change under the lock, as in `end()`,
+    /// which another thread may run (the model freed there while its owner disposes).
     func refresh() {
-        var replaced: Unmanaged<_ObserverTable>?
+        var released: [Unmanaged<_ObserverTable>] = []
         var ended: [Unmanaged<_SlotObserver>] = []
         registered.withLock { state in
             guard !state.ended else { return }
@@ -275,10 +277,17 @@ final class _RegistrarSide: @unchecked Sendable {
             if !ended.isEmpty { updateWatched(state.table) }
             let table = state.table.map { Unmanaged.passUnretained($0) }
             if view?.toOpaque() != table?.toOpaque() {
-                replaced = view
+                if let replaced = view {
+                    if depth > 0 { extras.retired.append(replaced) } else { released.append(replaced) }
+                }
                 view = table.map { $0.retain() }
             }
-            if depth > 0, replaced != nil || existingExtras?.retired.isEmpty == false {
+            let extras = existingExtras
+            if depth == 0, let extras, !extras.retired.isEmpty {
+                released += extras.retired
+                extras.retired = []
+            }
+            if depth > 0, extras?.retired.isEmpty == false {
                 // Up to date, but with views to release when the deliveries end: the flag
                 // brings the outermost one back here.
                 registrar.pointee.watched.bitwiseOr(ModelRegistrar.staleBit, ordering: .relaxed)
@@ -286,25 +295,12 @@ final class _RegistrarSide: @unchecked Sendable {
                 registrar.pointee.watched.bitwiseAnd(~ModelRegistrar.staleBit, ordering: .relaxed)
             }
         }
+        // Outside the lock: letting go of an observer may run user code (its closures' deinit).
         for observer in ended {
             observer._withUnsafeGuaranteedRef { $0.retire() }
             observer.release()
         }
-        if let replaced {
-            if depth > 0 { extras.retired.append(replaced) } else { Self.release(replaced) }
-        }
-        if depth == 0, let extras = existingExtras, !extras.retired.isEmpty {
-            let views = extras.retired
-            extras.retired = []
-            for view in views { Self.release(view) }
-        }
-    }
-
-    /// Releases a view the owner no longer delivers from (outside the lock: an observer's
-    /// deinit may run user code), after retiring its observers that have ended.
-    static func release(_ view: Unmanaged<_ObserverTable>) {
-        for observer in view.takeUnretainedValue().observers where !observer.isLive { observer.retire() }
-        view.release()
+        for view in released { view.release() }
     }
 
     /// The model is being freed (called by its registrar's `deinit`): from now on nothing
@@ -312,19 +308,22 @@ final class _RegistrarSide: @unchecked Sendable {
     /// caller to end and release outside the lock (an observer's end runs user code). The
     /// views are taken here, not when this object is freed: an observer holds this object, which
     /// would otherwise keep both alive.
+    ///
+    /// Each observer that leaves the table is retired once, by whoever takes it out: the owner
+    /// (`removeObserver`, `refresh`), or the caller of this for those still in the table. The
+    /// views hold no others that need it.
     func end() -> (registered: _ObserverTable?, views: [Unmanaged<_ObserverTable>]) {
-        let table = registered.withLock { state -> _ObserverTable? in
+        registered.withLock { state in
             state.ended = true
             let table = state.table
             state.table = nil
-            return table
+            // If nobody asked for the lifetime, whoever does from now on gets one that has ended.
+            let extras = install(_endedExtras).takeUnretainedValue()
+            var views = extras.retired
+            if !views.isEmpty { extras.retired = [] }   // never written in the shared `_endedExtras`
+            if let view { views.append(view) }
+            view = nil
+            return (table, views)
         }
-        // If nobody asked for the lifetime, whoever does from now on gets one that has ended.
-        let extras = install(_endedExtras).takeUnretainedValue()
-        var views = extras.retired
-        if !views.isEmpty { extras.retired = [] }   // never written in the shared `_endedExtras`
-        if let view { views.append(view) }
-        view = nil
-        return (table, views)
     }
 }

@@ -123,6 +123,15 @@ let countWorkloads: [String: (Int) -> Void] = [
 ]
 
 let arguments = CommandLine.arguments
+
+if arguments.count == 2, arguments[1] == "m3-steps" {
+    let steps = observerSteps(count: alive)
+    print("M3 step by step: bytes per model added by each step, \(alive) models (mallinfo2 uordblks)")
+    print("")
+    for (step, bytes) in steps { print("- \(step): \(String(format: "%.1f", bytes))") }
+    print("- in all: \(String(format: "%.1f", steps.reduce(0) { $0 + $1.bytes }))")
+    exit(0)
+}
 if arguments.count == 4, arguments[1] == "count", let workload = countWorkloads[arguments[2]], let n = Int(arguments[3]) {
     workload(n)
     exit(0)
