@@ -30,8 +30,8 @@ import Synchronization
 public struct ModelRegistrar: ~Copyable, Sendable {
     /// Bit `i` is set while property `i` (i < 62) has observers; bit 63 while anybody observes
     /// every property, or a property with index 62 or more. Bit 62 (`staleBit`) is set when
-    /// observers were added or removed since the owner last copied them into its delivery
-    /// views. Changed only under the side object's `slots` lock.
+    /// observers were added or removed since the owner last took the observer table as its
+    /// view (or while it keeps views to release). Changed only under the side object's lock.
     @usableFromInline let watched = Atomic<UInt64>(0)
     /// Bit `i` is set once property `i` (bit 63: a property with index 62 or more) has been read
     /// with the Observation bridge on, outside Tether's own reads: only such a property can
@@ -53,8 +53,8 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     public let rowID = Atomic<Int64>(0)
     /// What a model with observers, bindings or Observation observers needs, made on first use
     /// and released with the registrar, in the low 48 bits: 0 until then; then the address of a
-    /// `_RegistrarSide` (observers, delivery views, lifetime, and the Observation registrar
-    /// once needed); or, for a model only read under Observation, the address of an
+    /// `_RegistrarSide` (the observer table, the owner's view of it, lifetime, and the
+    /// Observation registrar once needed); or, for a model only read under Observation, the address of an
     /// `_ObservationBox` with bit 0 set (Observation's registrar alone: a few words where the
     /// side object costs hundreds of bytes). A box becomes part of the side object made later,
     /// which keeps it. The top 16 bits hold the number of tracked properties (what the side
@@ -196,18 +196,18 @@ public struct ModelRegistrar: ~Copyable, Sendable {
         slot < 62 ? (1 as UInt64) << UInt64(slot) : 1 << 63
     }
 
-    /// The bit of `watched` that says the owner's delivery views are out of date.
+    /// The bit of `watched` that says the owner's view of the observer table is out of date.
     @inlinable
     static var staleBit: UInt64 { 1 << 62 }
 
-    /// Whether the owner's delivery views are out of date.
+    /// Whether the owner's view of the observer table is out of date.
     @inlinable @inline(__always)
     var isStale: Bool { watched.load(ordering: .relaxed) & Self.staleBit != 0
     }
 
     /// Whether a write of property `index` must do more than store the value: somebody
     /// observes it (or may: Observation), the persistence layer holds the model, or the owner
-    /// thread's delivery views are out of date (a write brings them up to date, releasing
+    /// thread's view of the observer table is out of date (a write brings it up to date, releasing
     /// observers removed on other threads). An open transaction does not count: a change
     /// nobody listens to has nothing to deliver at its end (an observer that subscribes during
     /// the transaction starts from the current value).
@@ -340,7 +340,8 @@ public struct ModelRegistrar: ~Copyable, Sendable {
         watched.load(ordering: .relaxed) & Self.mask(for: index) != 0 || _persistence.load(ordering: .relaxed) != nil
     }
 
-    /// Brings the delivery views up to date if they are not (and no delivery is running).
+    /// Brings the owner's view of the observer table up to date if it is not (and no delivery
+    /// is running).
     @usableFromInline
     func _refreshIfIdle() {
         if isStale, isOnOwner, side.depth == 0 {
