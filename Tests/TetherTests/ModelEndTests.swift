@@ -7,14 +7,6 @@ import Testing
 import Tether
 import TetherTestSupport
 
-/// An object whose end is seen: captured by a subscriber's closures, it tells when they are
-/// released.
-private final class Witness: Sendable {
-    let freed: Flag
-    init(_ freed: Flag) { self.freed = freed }
-    deinit { freed.set() }
-}
-
 /// Hands one model to two threads for the test below: one drops it while the other disposes
 /// its subscriptions.
 ///

@@ -7,14 +7,6 @@ import Testing
 import Tether
 import TetherTestSupport
 
-/// Sets its flag when freed: captured by a subscriber's closure, it tells when the closure is
-/// released.
-private final class Witness: Sendable {
-    let freed: Flag
-    init(_ freed: Flag) { self.freed = freed }
-    deinit { freed.set() }
-}
-
 /// A view model that keeps its own subscription, whose closure holds the view model strongly
 /// (a cycle while subscribed, as in an app that forgets `[weak self]`).
 private final class StockScreen: @unchecked Sendable {
