@@ -7,6 +7,14 @@ import Testing
 import Tether
 import TetherTestSupport
 
+/// A seeded generator that closures can share (the test that uses it runs on one thread).
+private final class LockedRandom: Sendable {
+    private let generator: Mutex<SeededRandom>
+    init(seed: UInt64) { generator = Mutex(SeededRandom(seed: seed)) }
+    func below(_ bound: Int) -> Int { generator.withLock { $0.below(bound) } }
+    func within(_ range: ClosedRange<Int>) -> Int { generator.withLock { $0.within(range) } }
+}
+
 /// A view model that keeps its own subscription, whose closure holds the view model strongly
 /// (a cycle while subscribed, as in an app that forgets `[weak self]`).
 private final class StockScreen: @unchecked Sendable {
@@ -161,6 +169,87 @@ struct ObserverTableTests {
                 observer.subscription.dispose()
             }
             #expect(stock._$registrar.observerCount(index: 0) == 0 && stock._$registrar.observerCount(index: nil) == 0)
+        }
+    }
+
+    /// Observers that, while they are being told of a change, write the model, subscribe new
+    /// observers and dispose others (seeded). Nested deliveries replace the owner's view while
+    /// an outer one still calls the old one. Checked afterwards: nothing reaches an observer
+    /// after its `dispose()` returned, every live observer's last value is its property's
+    /// current value, and once all are disposed every subscriber's closure is released.
+    /// `TETHER_SEED` replays one seed.
+    @Test func observersThatWriteSubscribeAndDisposeWhileTheyAreToldKeepEveryoneInStep() {
+        let seed = getenv("TETHER_SEED").flatMap { UInt64(String(cString: $0)) } ?? 13
+        for round in 0..<40 {
+            let random = LockedRandom(seed: seed &* 1_000 &+ UInt64(round))
+            let late = Flag()   // a value reached an observer after its disposal
+            final class Entry: @unchecked Sendable {
+                // Why `@unchecked Sendable` is safe: the test runs on one thread.
+                let property: Int
+                var subscription: (any Disposable)?
+                var last: Int?
+                var reactions = 3
+                let disposed = Flag()
+                let freed = Flag()
+                init(property: Int) { self.property = property }
+            }
+            final class Entries: @unchecked Sendable {
+                // Why `@unchecked Sendable` is safe: the test runs on one thread (the model's).
+                let stock = Stock()
+                var all: [Entry] = []
+                var live: [Entry] { all.filter { !$0.disposed.isSet } }
+            }
+            let entries = Entries()
+            let stock = entries.stock
+            @Sendable func dispose(_ entry: Entry) {
+                entry.subscription?.dispose()
+                entry.disposed.set()
+            }
+            @Sendable func write(_ property: Int) {
+                let value = random.below(50)
+                if property == 0 { entries.stock.count = value } else { entries.stock.reserved = value }
+            }
+            @Sendable func subscribe(_ property: Int) {
+                let entry = Entry(property: property)
+                let witness = Witness(entry.freed)
+                let next: @Sendable (Int) -> Void = { [witness] value in
+                    _ = witness
+                    if entry.disposed.isSet { late.set() }
+                    entry.last = value
+                    guard entry.reactions > 0 else { return }
+                    entry.reactions -= 1
+                    switch random.below(6) {
+                    case 0: write(random.below(2))
+                    case 1: subscribe(random.below(2))
+                    case 2:
+                        let live = entries.live
+                        if !live.isEmpty { dispose(live[random.below(live.count)]) }
+                    default: break
+                    }
+                }
+                entry.subscription = property == 0
+                    ? observe(entries.stock, \.count).subscribe(next: next)
+                    : observe(entries.stock, \.reserved).subscribe(next: next)
+                // Listed once subscribed: a reaction to the first value disposes only others.
+                entries.all.append(entry)
+            }
+            for _ in 0..<random.within(20...80) {
+                switch random.below(4) {
+                case 0: subscribe(random.below(2))
+                case 1:
+                    let live = entries.live
+                    if !live.isEmpty { dispose(live[random.below(live.count)]) }
+                default: write(random.below(2))
+                }
+            }
+            #expect(!late.isSet, "seed \(seed), round \(round): a value after dispose() returned")
+            for entry in entries.live {
+                #expect(entry.last == (entry.property == 0 ? stock.count : stock.reserved), "seed \(seed), round \(round)")
+            }
+            for entry in entries.live { dispose(entry) }
+            for entry in entries.all { entry.subscription = nil }
+            stock.count += 1
+            #expect(entries.all.allSatisfy { $0.freed.isSet }, "seed \(seed), round \(round): a closure still held")
         }
     }
 }
