@@ -251,19 +251,7 @@ public final class Statement {
         case SQLITE_FLOAT:
             return .real(sqlite3_column_double(handle, column))
         case SQLITE_TEXT:
-            let bytes = sqlite3_column_text(handle, column)
-            let count = Int(sqlite3_column_bytes(handle, column))
-            guard let bytes, count > 0 else { return .text("") }
-            // SQLite ends text with a NUL: without an embedded one, the (non-generic, faster)
-            // C-string initializer validates exactly these bytes.
-            let validated = !UnsafeBufferPointer(start: bytes, count: count).contains(0)
-                ? String(validatingCString: UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self))
-                : String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
-            guard let text = validated else {
-                throw SQLiteError.mismatch(expected: "valid UTF-8 text", found: "TEXT with invalid UTF-8 (\(count) bytes)")
-                    .locating(table: tableName(column), column: originName(column), sql: sql)
-            }
-            return .text(text)
+            return .text(try text(at: column))
         case SQLITE_BLOB:
             let bytes = sqlite3_column_blob(handle, column)
             let count = Int(sqlite3_column_bytes(handle, column))
@@ -272,6 +260,26 @@ public final class Statement {
         default:
             return .null
         }
+    }
+
+    /// Column `column` of the current row, a TEXT value, as a string; text that is not valid
+    /// UTF-8 is a mismatch naming the table and column. `value` is the column's value, if the
+    /// caller has it (`sqlite3_column_value`; see `_LoadableColumn`).
+    func text(at column: Int32, value: OpaquePointer? = nil) throws(SQLiteError) -> String {
+        let value = value ?? sqlite3_column_value(handle, column)
+        let bytes = sqlite3_value_text(value)
+        let count = Int(sqlite3_value_bytes(value))
+        guard let bytes, count > 0 else { return "" }
+        // SQLite ends text with a NUL: without an embedded one, the (non-generic, faster)
+        // C-string initializer validates exactly these bytes.
+        let validated = !UnsafeBufferPointer(start: bytes, count: count).contains(0)
+            ? String(validatingCString: UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self))
+            : String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        guard let text = validated else {
+            throw SQLiteError.mismatch(expected: "valid UTF-8 text", found: "TEXT with invalid UTF-8 (\(count) bytes)")
+                .locating(table: tableName(column), column: originName(column), sql: sql)
+        }
+        return text
     }
 
     /// The value of column `index` (0-based) of the current row as a Swift value.

@@ -16,6 +16,9 @@ struct _ColumnIO: @unchecked Sendable {
     /// For a reference back (`@Relationship var invoice: Invoice?`): sets a new model's
     /// reference to a row id, loaded when first read.
     var setReferenceID: ((AnyObject, Int64) -> Void)?
+    /// Reads the column straight from a result row into the model, for the types
+    /// `_LoadableColumn` covers (nil otherwise: `write` takes the column as a `SQLiteValue`).
+    var load: _ColumnLoad?
 
     /// The reader and writer of `property`, stored in `column`.
     static func make<M: AnyObject>(_ property: ModelProperty<M>, column: ColumnDefinition) -> _ColumnIO {
@@ -49,9 +52,11 @@ struct _ColumnIO: @unchecked Sendable {
 
     private static func typed<M: AnyObject, T: SQLiteConvertible>(_: T.Type, _ property: ModelProperty<M>) -> _ColumnIO? {
         guard let get = property.storageReader(as: T.self), let set = property.setterBox(as: T.self) else { return nil }
-        return _ColumnIO(
+        var io = _ColumnIO(
             read: { object throws(SQLiteError) in try get.get(unsafeDowncast(object, to: M.self)).sqliteValue() },
             write: { object, value throws(SQLiteError) in set.set(unsafeDowncast(object, to: M.self), try T(sqliteValue: value)) })
+        io.load = loader(property)
+        return io
     }
 }
 
@@ -255,6 +260,14 @@ final class _Table: @unchecked Sendable {
                 }
                 let (model, registrar) = makeModel()
                 for position in 0..<columns.count {
+                    if let load = columns[position].load {
+                        do throws(SQLiteError) {
+                            try load(model, statement, Int32(truncatingIfNeeded: position + 1))
+                        } catch {
+                            throw located(error, position: position)
+                        }
+                        continue
+                    }
                     let value = try statement.value(at: position + 1)
                     if columns[position].relation != nil {
                         // A reference back keeps the id and loads its target when read; another

@@ -1,0 +1,128 @@
+// `load-steps`: P3's work (100,000 rows of P3's shape loaded as objects) by raw sqlite3 and by
+// Tether, alternately in one process, every result freed before the next load. For comparing
+// versions of the load path quickly; the tables come from the Benchmarks package's P3.
+import CSQLiteBench
+import Foundation
+import Tether
+import TetherSQLite
+
+@Model
+final class LoadInvoice {
+    var customer = ""
+    var quantity = 1
+    var unitPrice = 0.0
+    var discount: Double? = nil
+}
+extension LoadInvoice: PersistentModel {}
+
+final class RawLoadInvoice {
+    var id: Int64 = 0
+    var customer: String
+    var quantity: Int
+    var unitPrice: Double
+    var discount: Double?
+    init(customer: String, quantity: Int, unitPrice: Double, discount: Double?) {
+        self.customer = customer
+        self.quantity = quantity
+        self.unitPrice = unitPrice
+        self.discount = discount
+    }
+}
+
+@inline(never)
+func rawLoadInvoices(_ database: OpaquePointer) -> [RawLoadInvoice] {
+    var select: OpaquePointer?
+    precondition(sqlite3_prepare_v2(database, "SELECT id, customer, quantity, unitPrice, discount FROM LoadInvoice ORDER BY id", -1, &select, nil) == SQLITE_OK)
+    var invoices: [RawLoadInvoice] = []
+    while sqlite3_step(select) == SQLITE_ROW {
+        let count = Int(sqlite3_column_bytes(select, 1))
+        let customer = sqlite3_column_text(select, 1).map {
+            String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self)
+        } ?? ""
+        let invoice = RawLoadInvoice(
+            customer: customer,
+            quantity: Int(sqlite3_column_int64(select, 2)),
+            unitPrice: sqlite3_column_double(select, 3),
+            discount: sqlite3_column_type(select, 4) == SQLITE_NULL ? nil : sqlite3_column_double(select, 4))
+        invoice.id = sqlite3_column_int64(select, 0)
+        invoices.append(invoice)
+    }
+    sqlite3_finalize(select)
+    return invoices
+}
+
+func loadSteps(rounds: Int) {
+    let path = temporaryDatabase("load-steps")
+    let count = 100_000
+    do {
+        let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
+        try! store.insert(contentsOf: (0..<count).map { r in
+            let invoice = LoadInvoice()
+            invoice.customer = "Customer \(r)"
+            invoice.quantity = r
+            invoice.unitPrice = Double(r) * 0.5
+            invoice.discount = r % 3 == 0 ? nil : 0.1
+            return invoice
+        })
+    }
+    var raw: [Double] = []
+    var tether: [Double] = []
+    let skipRaw = ProcessInfo.processInfo.environment["LOAD_TETHER_ONLY"] != nil
+    var kept: [[LoadInvoice]] = []
+    for _ in 0..<rounds {
+        if skipRaw { raw.append(1) } else {
+        var database: OpaquePointer?
+        precondition(sqlite3_open(path, &database) == SQLITE_OK)
+        let rawStart = monotonicNanoseconds()
+        let rawRows = rawLoadInvoices(database!)
+        raw.append(Double(monotonicNanoseconds() - rawStart) / 1e6)
+        precondition(rawRows.count == count)
+        withExtendedLifetime(rawRows) {}
+        sqlite3_close(database)
+        }
+
+        let store = try! Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
+        _ = try! store.fetch(LoadInvoice.self, where: "id < 0")
+        let start = monotonicNanoseconds()
+        let rows = try! store.fetch(LoadInvoice.self)
+        tether.append(Double(monotonicNanoseconds() - start) / 1e6)
+        precondition(rows.count == count && rows[7].customer == "Customer 7")
+        if skipRaw { kept.append(rows) }
+    }
+    let median = { (values: [Double]) in values.sorted()[values.count / 2] }
+    let ratios = zip(tether, raw).map { $0 / $1 }
+    print(String(format: "load 100,000: raw %.1f ms (%.1f-%.1f), Tether %.1f ms (%.1f-%.1f); per-round ratio median %.2fx",
+                 median(raw), raw.min()!, raw.max()!, median(tether), tether.min()!, tether.max()!, median(ratios)))
+}
+
+func loadParts() {
+    let count = 100_000
+    let names = (0..<count).map { "Customer \($0)" }
+    for _ in 0..<5 {
+        var t0 = monotonicNanoseconds()
+        var models: [LoadInvoice] = []
+        models.reserveCapacity(count)
+        for _ in 0..<count { models.append(LoadInvoice()) }
+        let make = Double(monotonicNanoseconds() - t0) / Double(count)
+        t0 = monotonicNanoseconds()
+        for (r, m) in models.enumerated() { m.customer = names[r]; m.quantity = r; m.unitPrice = 1.5; m.discount = 0.1 }
+        let sets = Double(monotonicNanoseconds() - t0) / Double(count)
+        t0 = monotonicNanoseconds()
+        var raws: [RawLoadInvoice] = []
+        raws.reserveCapacity(count)
+        for r in 0..<count { raws.append(RawLoadInvoice(customer: names[r], quantity: r, unitPrice: 1.5, discount: 0.1)) }
+        let raw = Double(monotonicNanoseconds() - t0) / Double(count)
+        t0 = monotonicNanoseconds()
+        var plain: [RawLoadInvoice] = []
+        plain.reserveCapacity(count)
+        for _ in 0..<count { plain.append(RawLoadInvoice(customer: "", quantity: 1, unitPrice: 0, discount: nil)) }
+        let rawMake = Double(monotonicNanoseconds() - t0) / Double(count)
+        t0 = monotonicNanoseconds()
+        for (r, m) in plain.enumerated() { m.customer = names[r]; m.quantity = r; m.unitPrice = 1.5; m.discount = 0.1 }
+        let rawSets = Double(monotonicNanoseconds() - t0) / Double(count)
+        t0 = monotonicNanoseconds()
+        models = []
+        let free = Double(monotonicNanoseconds() - t0) / Double(count)
+        print(String(format: "per model: make %.1f ns, 4 sets %.1f ns, raw make+fill %.1f ns (make %.1f, sets %.1f), free %.1f", make, sets, raw, rawMake, rawSets, free))
+    }
+}
