@@ -66,6 +66,7 @@ let package = Package(
             dependencies: [
                 .product(name: "TetherSQLite", package: tether),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                "CSQLiteBench",
             ],
             path: "Sources/TetherLatency"
         ),

@@ -1,6 +1,7 @@
-// `load-steps`: P3's work (100,000 rows of P3's shape loaded as objects) by raw sqlite3 and by
-// Tether, alternately in one process, every result freed before the next load. For comparing
-// versions of the load path quickly; the tables come from the Benchmarks package's P3.
+// `load-steps [rounds] [tether-only]`: P3's work (100,000 rows of P3's shape loaded as objects)
+// by raw sqlite3 and by Tether, alternately in one process, every result freed before the next
+// load. For comparing versions of the load path quickly; the tables come from the Benchmarks
+// package's P3.
 import CSQLiteBench
 import Foundation
 import Tether
@@ -51,7 +52,7 @@ func rawLoadInvoices(_ database: OpaquePointer) -> [RawLoadInvoice] {
     return invoices
 }
 
-func loadSteps(rounds: Int) {
+func loadSteps(rounds: Int, tetherOnly: Bool) {
     let path = temporaryDatabase("load-steps")
     let count = 100_000
     do {
@@ -67,7 +68,8 @@ func loadSteps(rounds: Int) {
     }
     var raw: [Double] = []
     var tether: [Double] = []
-    let skipRaw = ProcessInfo.processInfo.environment["LOAD_TETHER_ONLY"] != nil
+    // Tether only (for profilers): every result is kept, so that the profile shows loading.
+    let skipRaw = tetherOnly
     var kept: [[LoadInvoice]] = []
     for _ in 0..<rounds {
         if skipRaw { raw.append(1) } else {
@@ -95,34 +97,3 @@ func loadSteps(rounds: Int) {
                  median(raw), raw.min()!, raw.max()!, median(tether), tether.min()!, tether.max()!, median(ratios)))
 }
 
-func loadParts() {
-    let count = 100_000
-    let names = (0..<count).map { "Customer \($0)" }
-    for _ in 0..<5 {
-        var t0 = monotonicNanoseconds()
-        var models: [LoadInvoice] = []
-        models.reserveCapacity(count)
-        for _ in 0..<count { models.append(LoadInvoice()) }
-        let make = Double(monotonicNanoseconds() - t0) / Double(count)
-        t0 = monotonicNanoseconds()
-        for (r, m) in models.enumerated() { m.customer = names[r]; m.quantity = r; m.unitPrice = 1.5; m.discount = 0.1 }
-        let sets = Double(monotonicNanoseconds() - t0) / Double(count)
-        t0 = monotonicNanoseconds()
-        var raws: [RawLoadInvoice] = []
-        raws.reserveCapacity(count)
-        for r in 0..<count { raws.append(RawLoadInvoice(customer: names[r], quantity: r, unitPrice: 1.5, discount: 0.1)) }
-        let raw = Double(monotonicNanoseconds() - t0) / Double(count)
-        t0 = monotonicNanoseconds()
-        var plain: [RawLoadInvoice] = []
-        plain.reserveCapacity(count)
-        for _ in 0..<count { plain.append(RawLoadInvoice(customer: "", quantity: 1, unitPrice: 0, discount: nil)) }
-        let rawMake = Double(monotonicNanoseconds() - t0) / Double(count)
-        t0 = monotonicNanoseconds()
-        for (r, m) in plain.enumerated() { m.customer = names[r]; m.quantity = r; m.unitPrice = 1.5; m.discount = 0.1 }
-        let rawSets = Double(monotonicNanoseconds() - t0) / Double(count)
-        t0 = monotonicNanoseconds()
-        models = []
-        let free = Double(monotonicNanoseconds() - t0) / Double(count)
-        print(String(format: "per model: make %.1f ns, 4 sets %.1f ns, raw make+fill %.1f ns (make %.1f, sets %.1f), free %.1f", make, sets, raw, rawMake, rawSets, free))
-    }
-}

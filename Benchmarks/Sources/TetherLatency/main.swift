@@ -622,6 +622,13 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "interleaved" {
     exit(0)
 }
 
+if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "load-steps" {
+    loadSteps(
+        rounds: CommandLine.arguments.count >= 3 ? Int(CommandLine.arguments[2])! : 15,
+        tetherOnly: CommandLine.arguments.count >= 4 && CommandLine.arguments[3] == "tether-only")
+    exit(0)
+}
+
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-fetch" {
     // For profilers: load 100,000 rows as models into a fresh store, 10 times (not part of the tables).
     let path = temporaryDatabase("profile-fetch")
