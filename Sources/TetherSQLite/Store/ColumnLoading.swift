@@ -109,14 +109,23 @@ extension _ColumnIO {
         }
     }
 
-    /// The setter as a function of any object (the model is known to be a `M`).
-    private static func assigner<M: AnyObject, T>(_ setter: _Setter<M, T>) -> (AnyObject, T) -> Void {
-        { object, value in setter.set(unsafeDowncast(object, to: M.self), value) }
+    /// The setter, as a function of any object (the model is known to be a `M`), in a box: a
+    /// loader specialized for `T` calls it as the box holds it, with no conversion between
+    /// the generic and the specialized calling conventions on the way (a reabstraction thunk
+    /// each way, per column of every row, when the function itself is passed).
+    private static func assigner<M: AnyObject, T>(_ setter: _Setter<M, T>) -> _ObjectSetter<T> {
+        _ObjectSetter { object, value in setter.set(unsafeDowncast(object, to: M.self), value) }
     }
 
     /// Generic in the value type alone, so that each call above is specialized.
-    private static func loader<T: _LoadableColumn>(_ assign: ((AnyObject, T) -> Void)?) -> _ColumnLoad? {
+    private static func loader<T: _LoadableColumn>(_ assign: _ObjectSetter<T>?) -> _ColumnLoad? {
         guard let assign else { return nil }
-        return { object, statement, index throws(SQLiteError) in assign(object, try T._load(statement, index)) }
+        return { object, statement, index throws(SQLiteError) in assign.set(object, try T._load(statement, index)) }
     }
+}
+
+/// A setter of a property of type `T`, taking the model as any object.
+final class _ObjectSetter<T> {
+    let set: (AnyObject, T) -> Void
+    init(_ set: @escaping (AnyObject, T) -> Void) { self.set = set }
 }
