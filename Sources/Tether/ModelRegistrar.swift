@@ -98,7 +98,8 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     public init(propertyCount: Int) {
         precondition(propertyCount < 1 << 16, "Tether: a model has at most 65,535 tracked properties")
         _side = Atomic(UInt(propertyCount) << 48)
-        owner.store(_Owner.current, ordering: .relaxed)
+        let preset = tether_making_owner_get()
+        owner.store(preset != 0 ? preset : _Owner.current, ordering: .relaxed)
     }
 
     /// Creates the registrar of a model of a class isolated to a global actor (called by code
@@ -592,6 +593,19 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// its thread.
     package static var currentOwner: UInt { _Owner.current }
 
+    /// Runs `body`, in which every model made on the calling thread belongs to `owner` (a
+    /// `currentOwner` read by the code the models are made for) rather than to the calling
+    /// code: for models made on one thread for code that waits meanwhile (the store's fetch,
+    /// which also spares each model a look at which thread or actor runs it).
+    package static func making<Result, Failure: Error>(
+        ownedBy owner: UInt, _ body: () throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let previous = tether_making_owner_get()
+        tether_making_owner_set(owner)
+        defer { tether_making_owner_set(previous) }
+        return try body()
+    }
+
     /// Makes `owner` (a `currentOwner` read by that code) the model's owner: for a model made
     /// on one thread for code that waits meanwhile (the store's fetch).
     /// A model of a class isolated to a global actor stays with that actor.
@@ -599,6 +613,9 @@ public struct ModelRegistrar: ~Copyable, Sendable {
         guard self.owner.load(ordering: .relaxed) & _Owner.fixed == 0 else { return }
         self.owner.store(owner, ordering: .relaxed)
     }
+
+    /// Whether the model belongs to `owner` (a `currentOwner`).
+    package func isOwned(by owner: UInt) -> Bool { self.owner.load(ordering: .relaxed) == owner }
 
     /// Where the model belongs, in words, for messages: "the main actor", "the actor that
     /// made it" or "the thread that made it".

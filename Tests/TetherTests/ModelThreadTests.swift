@@ -1,4 +1,6 @@
 import Dispatch
+import Foundation
+import Synchronization
 import Testing
 import Tether
 
@@ -43,6 +45,28 @@ struct ModelThreadTests {
         }
         done.wait()
         #expect(seen.values == [9], "after adopt, bindings assign on the new owner thread")
+    }
+}
+
+extension ModelThreadTests {
+    /// Models made for code on another thread that waits meanwhile (as the store makes the
+    /// models of a fetch) belong to that code from the start; nesting restores the outer owner,
+    /// and afterwards models belong to whoever makes them again.
+    @Test func modelsMadeForAnotherThreadsCodeBelongToItFromTheStart() {
+        let word = Mutex<UInt>(0)
+        let read = Thread { word.withLock { $0 = ModelRegistrar.currentOwner } }
+        read.start()
+        while word.withLock({ $0 }) == 0 { Thread.sleep(forTimeInterval: 0.001) }
+        let other = word.withLock { $0 }
+        let mine = ModelRegistrar.currentOwner
+        #expect(other != mine)
+        let (first, inner, last) = ModelRegistrar.making(ownedBy: other) {
+            (HandInvoice(), ModelRegistrar.making(ownedBy: mine) { HandInvoice() }, HandInvoice())
+        }
+        let after = HandInvoice()
+        let owned = [first, inner, last, after].map { ($0._$registrar.isOwned(by: other), $0._$registrar.isOwned(by: mine)) }
+        #expect(owned.map(\.0) == [true, false, true, false], "owned by the other thread")
+        #expect(owned.map(\.1) == [false, true, false, true], "owned by this thread")
     }
 }
 

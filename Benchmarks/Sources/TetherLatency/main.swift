@@ -623,10 +623,12 @@ if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "interleaved" {
 }
 
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "load-steps" {
-    loadSteps(
-        rounds: CommandLine.arguments.count >= 3 ? Int(CommandLine.arguments[2])! : 15,
-        tetherOnly: CommandLine.arguments.count >= 4 && CommandLine.arguments[3] == "tether-only")
-    exit(0)
+    // On a thread of its own, as package-benchmark runs P3 (off the main thread).
+    let rounds = CommandLine.arguments.count >= 3 ? Int(CommandLine.arguments[2])! : 15
+    let tetherOnly = CommandLine.arguments.count >= 4 && CommandLine.arguments[3] == "tether-only"
+    let thread = Thread { loadSteps(rounds: rounds, tetherOnly: tetherOnly); exit(0) }
+    thread.start()
+    while true { sleep(1000) }
 }
 
 if CommandLine.arguments.count >= 2, CommandLine.arguments[1] == "profile-fetch" {

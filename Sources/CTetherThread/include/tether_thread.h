@@ -13,6 +13,7 @@ extern __thread void *_Nullable tether_recording __attribute__((tls_model("initi
 extern __thread long tether_batch_depth __attribute__((tls_model("initial-exec")));
 extern __thread long tether_transaction_depth __attribute__((tls_model("initial-exec")));
 extern __thread long tether_release_depth __attribute__((tls_model("initial-exec")));
+extern __thread uintptr_t tether_making_owner __attribute__((tls_model("initial-exec")));
 
 /// The calling thread's tracking state (a `_TrackingState`), or NULL before its first use.
 static inline void *_Nullable tether_tracking_state_get(void) {
@@ -50,6 +51,16 @@ static inline long tether_transaction_depth_get(void) {
 
 static inline void tether_transaction_depth_set(long depth) {
     tether_transaction_depth = depth;
+}
+
+/// The owner word of the models this thread makes now, if it makes them for another thread's
+/// code (0: the owner is whoever makes them; see Tether's `ModelRegistrar.making(ownedBy:_:)`).
+static inline uintptr_t tether_making_owner_get(void) {
+    return tether_making_owner;
+}
+
+static inline void tether_making_owner_set(uintptr_t owner) {
+    tether_making_owner = owner;
 }
 
 /// The calling thread's id: the address of one of its thread-local variables, unique among the

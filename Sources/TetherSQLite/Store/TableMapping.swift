@@ -251,46 +251,50 @@ final class _Table: @unchecked Sendable {
         // Everything the loop uses is loaded once (no retain and release per row).
         let hook = liveHook!
         let makeModel = self.makeModel
-        try columns.withUnsafeBufferPointer { columns throws(SQLiteError) in
-            while try statement.step() {
-                guard case .integer(let id) = try statement.value(at: 0) else { continue }
-                if let model = live[id] {
-                    out.append(model)
-                    continue
-                }
-                let (model, registrar) = makeModel()
-                for position in 0..<columns.count {
-                    if let load = columns[position].load {
+        // The models made here belong to `owner` from the start (`ModelRegistrar.making`), as do
+        // any their initializers make.
+        try ModelRegistrar.making(ownedBy: owner) { () throws(SQLiteError) in
+            try columns.withUnsafeBufferPointer { columns throws(SQLiteError) in
+                while try statement.step() {
+                    guard case .integer(let id) = try statement.value(at: 0) else { continue }
+                    if let model = live[id] {
+                        out.append(model)
+                        continue
+                    }
+                    let (model, registrar) = makeModel()
+                    for position in 0..<columns.count {
+                        if let load = columns[position].load {
+                            do throws(SQLiteError) {
+                                try load(model, statement, Int32(truncatingIfNeeded: position + 1))
+                            } catch {
+                                throw located(error, position: position)
+                            }
+                            continue
+                        }
+                        let value = try statement.value(at: position + 1)
+                        if columns[position].relation != nil {
+                            // A reference back keeps the id and loads its target when read; another
+                            // to-one relationship's row becomes a model on the model's thread, after
+                            // the fetch.
+                            if case .integer(let related) = value {
+                                if let setID = columns[position].setReferenceID { setID(model, related) } else { out.relations.append((model, position, related)) }
+                            }
+                            continue
+                        }
                         do throws(SQLiteError) {
-                            try load(model, statement, Int32(truncatingIfNeeded: position + 1))
+                            try columns[position].write(model, value)
                         } catch {
                             throw located(error, position: position)
                         }
-                        continue
                     }
-                    let value = try statement.value(at: position + 1)
-                    if columns[position].relation != nil {
-                        // A reference back keeps the id and loads its target when read; another
-                        // to-one relationship's row becomes a model on the model's thread, after
-                        // the fetch.
-                        if case .integer(let related) = value {
-                            if let setID = columns[position].setReferenceID { setID(model, related) } else { out.relations.append((model, position, related)) }
-                        }
-                        continue
-                    }
-                    do throws(SQLiteError) {
-                        try columns[position].write(model, value)
-                    } catch {
-                        throw located(error, position: position)
-                    }
+                    registrar.pointee.adopt(owner: owner)
+                    registrar.pointee.rowID.store(id, ordering: .relaxed)
+                    registrar.pointee.setPersistence(hook)
+                    live.set(model, for: id)
+                    made?.pointee.append(id)
+                    if out.collectsFresh { out.fresh.append((model, id)) }
+                    out.append(model)
                 }
-                registrar.pointee.adopt(owner: owner)
-                registrar.pointee.rowID.store(id, ordering: .relaxed)
-                registrar.pointee.setPersistence(hook)
-                live.set(model, for: id)
-                made?.pointee.append(id)
-                if out.collectsFresh { out.fresh.append((model, id)) }
-                out.append(model)
             }
         }
     }
