@@ -2,8 +2,14 @@ import CSQLite
 import Tether
 
 /// A stored property's loader: reads column `index` of `statement`'s current row into the
-/// model, with the checks and errors of the property type's `init(sqliteValue:)`.
-typealias _ColumnLoad = (AnyObject, Statement, Int32) throws(SQLiteError) -> Void
+/// model, with the checks and errors of the property type's `init(sqliteValue:)`. In a box,
+/// which the row loop calls without retaining (`_Table.materialize`); the error is returned
+/// rather than thrown, since the box is called through `_withUnsafeGuaranteedRef`, whose
+/// errors are untyped.
+final class _ColumnLoader {
+    let load: (AnyObject, Statement, Int32) -> SQLiteError?
+    init(_ load: @escaping (AnyObject, Statement, Int32) -> SQLiteError?) { self.load = load }
+}
 
 /// A type the store reads straight from a result column, without making a `SQLiteValue`
 /// first: the column types it expects are read by the matching `sqlite3_value_*` call;
@@ -93,7 +99,7 @@ extension _ColumnIO {
     /// Each loader is specialized for its type: a generic one would convert through the
     /// protocol's witnesses and look up `Optional`'s metadata for every optional column of
     /// every row.
-    static func loader<M: AnyObject>(_ property: ModelProperty<M>) -> _ColumnLoad? {
+    static func loader<M: AnyObject>(_ property: ModelProperty<M>) -> _ColumnLoader? {
         switch property.valueType {
         case is Int.Type: loader(property.setterBox(as: Int.self).map(assigner))
         case is Int?.Type: loader(property.setterBox(as: Int?.self).map(assigner))
@@ -118,9 +124,16 @@ extension _ColumnIO {
     }
 
     /// Generic in the value type alone, so that each call above is specialized.
-    private static func loader<T: _LoadableColumn>(_ assign: _ObjectSetter<T>?) -> _ColumnLoad? {
+    private static func loader<T: _LoadableColumn>(_ assign: _ObjectSetter<T>?) -> _ColumnLoader? {
         guard let assign else { return nil }
-        return { object, statement, index throws(SQLiteError) in assign.set(object, try T._load(statement, index)) }
+        return _ColumnLoader { object, statement, index in
+            do throws(SQLiteError) {
+                assign.set(object, try T._load(statement, index))
+                return nil
+            } catch {
+                return error
+            }
+        }
     }
 }
 

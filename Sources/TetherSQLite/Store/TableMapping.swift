@@ -18,7 +18,7 @@ struct _ColumnIO: @unchecked Sendable {
     var setReferenceID: ((AnyObject, Int64) -> Void)?
     /// Reads the column straight from a result row into the model, for the types
     /// `_LoadableColumn` covers (nil otherwise: `write` takes the column as a `SQLiteValue`).
-    var load: _ColumnLoad?
+    var load: _ColumnLoader?
 
     /// The reader and writer of `property`, stored in `column`.
     static func make<M: AnyObject>(_ property: ModelProperty<M>, column: ColumnDefinition) -> _ColumnIO {
@@ -253,6 +253,9 @@ final class _Table: @unchecked Sendable {
         let makeModel = self.makeModel
         // The models made here belong to `owner` from the start (`ModelRegistrar.making`), as do
         // any their initializers make.
+        // Each column's loader is called from its box without retaining it (the columns hold
+        // the boxes): a closure read from the array would be retained and released per call.
+        let loaders = columns.map { $0.load.map { Unmanaged.passUnretained($0) } }
         try ModelRegistrar.making(ownedBy: owner) { () throws(SQLiteError) in
             try columns.withUnsafeBufferPointer { columns throws(SQLiteError) in
                 while try statement.step() {
@@ -263,10 +266,9 @@ final class _Table: @unchecked Sendable {
                     }
                     let (model, registrar) = makeModel()
                     for position in 0..<columns.count {
-                        if let load = columns[position].load {
-                            do throws(SQLiteError) {
-                                try load(model, statement, Int32(truncatingIfNeeded: position + 1))
-                            } catch {
+                        if let loader = loaders[position] {
+                            let index = Int32(truncatingIfNeeded: position + 1)
+                            if let error = loader._withUnsafeGuaranteedRef({ $0.load(model, statement, index) }) {
                                 throw located(error, position: position)
                             }
                             continue
