@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Synchronization
 
@@ -259,7 +260,9 @@ final class _Table: @unchecked Sendable {
         try ModelRegistrar.making(ownedBy: owner) { () throws(SQLiteError) in
             try columns.withUnsafeBufferPointer { columns throws(SQLiteError) in
                 while try statement.step() {
-                    guard case .integer(let id) = try statement.value(at: 0) else { continue }
+                    let idValue = sqlite3_column_value(statement.handle, 0)
+                    guard sqlite3_value_type(idValue) == SQLITE_INTEGER else { continue }
+                    let id = sqlite3_value_int64(idValue)
                     if let model = live[id] {
                         out.append(model)
                         continue
@@ -291,7 +294,7 @@ final class _Table: @unchecked Sendable {
                     }
                     registrar.pointee.adopt(owner: owner)
                     registrar.pointee.rowID.store(id, ordering: .relaxed)
-                    registrar.pointee.setPersistence(hook)
+                    registrar.pointee.installPersistence(hook)
                     live.set(model, for: id)
                     made?.pointee.append(id)
                     if out.collectsFresh { out.fresh.append((model, id)) }
