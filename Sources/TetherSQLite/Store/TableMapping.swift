@@ -75,6 +75,9 @@ final class _Table: @unchecked Sendable {
     let registrarOf: (AnyObject) -> UnsafePointer<ModelRegistrar>
     /// The reader and writer of each column of `definition.columns`, in that order.
     let columns: [_ColumnIO]
+    /// Each column's loader, unretained (`columns` holds them), so that `materialize` calls it
+    /// without retaining it: a closure read from an array is retained and released per call.
+    private let loaders: [Unmanaged<_ColumnLoader>?]
     let propertyNames: [String]
     let name: String
     let quotedName: String
@@ -119,6 +122,7 @@ final class _Table: @unchecked Sendable {
         self.registrarOf = registrarOf
         self.definition = definition
         self.columns = columns
+        self.loaders = columns.map { $0.load.map { Unmanaged.passUnretained($0) } }
         self.propertyNames = propertyNames
         self.name = definition.tableName
         self.quotedName = _quote(definition.tableName)
@@ -254,9 +258,7 @@ final class _Table: @unchecked Sendable {
         let makeModel = self.makeModel
         // The models made here belong to `owner` from the start (`ModelRegistrar.making`), as do
         // any their initializers make.
-        // Each column's loader is called from its box without retaining it (the columns hold
-        // the boxes): a closure read from the array would be retained and released per call.
-        let loaders = columns.map { $0.load.map { Unmanaged.passUnretained($0) } }
+        let loaders = self.loaders
         try ModelRegistrar.making(ownedBy: owner) { () throws(SQLiteError) in
             try columns.withUnsafeBufferPointer { columns throws(SQLiteError) in
                 while try statement.step() {
