@@ -73,6 +73,30 @@ struct LoadedValueTests {
         #expect(compared >= Self.stored.count - 1)
     }
 
+    /// Text with a NUL inside loads whole, and text that is not valid UTF-8 after such a NUL
+    /// is a mismatch (SQLite's text is read up to its first NUL, then again whole).
+    @Test func textWithANulInsideLoadsWhole() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tether-loaded-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/store.sqlite"
+        do {
+            let store = try Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
+            try store.insert(EveryLoadable())
+            try store.insert(EveryLoadable())
+        }
+        let other = try Connection(path: path)
+        try other.execute("UPDATE EveryLoadable SET string = 'a' || char(0) || 'b', optionalString = char(0) WHERE id = 1")
+        try other.execute("UPDATE EveryLoadable SET string = CAST(x'6100C328' AS TEXT) WHERE id = 2")
+        let store = try Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
+        let first = try #require(try store.load(EveryLoadable.self, id: 1))
+        #expect(first.string == "a\u{0}b")
+        #expect(first.optionalString == "\u{0}")
+        let error = #expect(throws: StoreError.self) { try store.load(EveryLoadable.self, id: 2) }
+        #expect(error?.sqliteError?.mismatch?.column == "string")
+        #expect(error?.sqliteError?.mismatch?.found == "TEXT with invalid UTF-8 (4 bytes)")
+    }
+
     /// The column as `Statement.column(_:as:)` reads it, described.
     private func reading(_ column: String, _ connection: Connection) throws -> Result<String, SQLiteError> {
         let statement = try connection.prepare("SELECT \(column) FROM EveryLoadable")

@@ -270,11 +270,13 @@ public final class Statement {
         let bytes = sqlite3_value_text(value)
         let count = Int(sqlite3_value_bytes(value))
         guard let bytes, count > 0 else { return "" }
-        // SQLite ends text with a NUL: without an embedded one, the (non-generic, faster)
-        // C-string initializer validates exactly these bytes.
-        let validated = !UnsafeBufferPointer(start: bytes, count: count).contains(0)
-            ? String(validatingCString: UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self))
-            : String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        // SQLite ends text with a NUL, so the (non-generic, faster) C-string initializer
+        // validates these bytes, up to the first NUL; if that comes before the end (a NUL
+        // inside the text), the whole text is validated again.
+        var validated = String(validatingCString: UnsafeRawPointer(bytes).assumingMemoryBound(to: CChar.self))
+        if let prefix = validated, prefix.utf8.count != count {
+            validated = String(validating: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        }
         guard let text = validated else {
             throw SQLiteError.mismatch(expected: "valid UTF-8 text", found: "TEXT with invalid UTF-8 (\(count) bytes)")
                 .locating(table: tableName(column), column: originName(column), sql: sql)
