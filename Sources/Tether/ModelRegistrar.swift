@@ -543,16 +543,16 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// Installs (or, with nil, removes) the persistence layer's hook: from now on every change
     /// of a tracked property is also reported to it, after the observers. Call it on the model's
     /// owner thread (the only thread that runs the hook).
+    package func setPersistence(_ hook: _PersistenceHook?) {
+        let new = hook.map { Unmanaged.passRetained($0) }
+        _persistence.exchange(new, ordering: .acquiringAndReleasing)?.release()
+    }
+
     /// Installs `hook` on a model that has none yet and that no other thread can reach (one the
     /// store has just made from its row): a plain store, where `setPersistence` exchanges.
     package func installPersistence(_ hook: _PersistenceHook) {
         assert(_persistence.load(ordering: .relaxed) == nil, "Tether: the model already has a persistence hook")
         _persistence.store(Unmanaged.passRetained(hook), ordering: .releasing)
-    }
-
-    package func setPersistence(_ hook: _PersistenceHook?) {
-        let new = hook.map { Unmanaged.passRetained($0) }
-        _persistence.exchange(new, ordering: .acquiringAndReleasing)?.release()
     }
 
     /// Whether the side object (observers, lifetime) was made: false for a model that nobody

@@ -34,14 +34,9 @@ struct LoadedValueTests {
     @Test(arguments: ["int", "optionalInt", "int64", "optionalInt64", "double", "optionalDouble",
                       "bool", "optionalBool", "string", "optionalString"])
     func aLoadedColumnMatchesTheStatementsReading(column: String) throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tether-loaded-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/store.sqlite"
-        do {
-            let store = try Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
-            try store.insert(EveryLoadable())
-        }
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let path = try directory.file(rows: 1)
         let other = try Connection(path: path)
         var compared = 0
         for sql in Self.stored {
@@ -76,15 +71,9 @@ struct LoadedValueTests {
     /// Text with a NUL inside loads whole, and text that is not valid UTF-8 after such a NUL
     /// is a mismatch (SQLite's text is read up to its first NUL, then again whole).
     @Test func textWithANulInsideLoadsWhole() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tether-loaded-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let path = directory + "/store.sqlite"
-        do {
-            let store = try Store(path: path, scheduler: TestScheduler(), watchesExternalChanges: false)
-            try store.insert(EveryLoadable())
-            try store.insert(EveryLoadable())
-        }
+        let directory = try TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let path = try directory.file(rows: 2)
         let other = try Connection(path: path)
         try other.execute("UPDATE EveryLoadable SET string = 'a' || char(0) || 'b', optionalString = char(0) WHERE id = 1")
         try other.execute("UPDATE EveryLoadable SET string = CAST(x'6100C328' AS TEXT) WHERE id = 2")
@@ -132,5 +121,22 @@ struct LoadedValueTests {
         case "string": String(describing: model.string)
         default: String(describing: model.optionalString)
         }
+    }
+}
+
+/// A directory of its own, removed when the test lets go of it (at the end of its scope, which
+/// `withExtendedLifetime` marks).
+private final class TemporaryDirectory {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("tether-loaded-\(UUID().uuidString)").path
+
+    init() throws { try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true) }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    /// A store's file in it with `rows` rows of default values (ids 1, 2, ...), closed again.
+    func file(rows: Int) throws -> String {
+        let file = path + "/store.sqlite"
+        let store = try Store(path: file, scheduler: TestScheduler(), watchesExternalChanges: false)
+        for _ in 0..<rows { try store.insert(EveryLoadable()) }
+        return file
     }
 }

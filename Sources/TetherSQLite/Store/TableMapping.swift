@@ -256,9 +256,9 @@ final class _Table: @unchecked Sendable {
         // Everything the loop uses is loaded once (no retain and release per row).
         let hook = liveHook!
         let makeModel = self.makeModel
+        let loaders = self.loaders
         // The models made here belong to `owner` from the start (`ModelRegistrar.making`), as do
         // any their initializers make.
-        let loaders = self.loaders
         try ModelRegistrar.making(ownedBy: owner) { () throws(SQLiteError) in
             try columns.withUnsafeBufferPointer { columns throws(SQLiteError) in
                 while try statement.step() {
