@@ -548,10 +548,11 @@ public struct ModelRegistrar: ~Copyable, Sendable {
         _persistence.exchange(new, ordering: .acquiringAndReleasing)?.release()
     }
 
-    /// Installs `hook` on a model that has none yet and that no other thread can reach (one the
-    /// store has just made from its row): a plain store, where `setPersistence` exchanges.
+    /// Installs `hook` on a model that no other thread can reach yet (one the store has just
+    /// made from its row): a plain store where `setPersistence` exchanges, unless the model's
+    /// own initializer installed one already.
     package func installPersistence(_ hook: _PersistenceHook) {
-        assert(_persistence.load(ordering: .relaxed) == nil, "Tether: the model already has a persistence hook")
+        guard _persistence.load(ordering: .relaxed) == nil else { return setPersistence(hook) }
         _persistence.store(Unmanaged.passRetained(hook), ordering: .releasing)
     }
 
