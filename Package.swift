@@ -94,7 +94,7 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "TetherTerminalTests", dependencies: ["TetherTerminal"]),
+        .testTarget(name: "TetherTerminalTests", dependencies: ["TetherTerminal", "TetherTestSupport"]),
         .testTarget(
             name: "InvoiceKitTests", dependencies: ["InvoiceKit", "TetherTestSupport", .product(name: "Logging", package: "swift-log")],
             exclude: ["Fixtures"]),

@@ -1,22 +1,36 @@
-/// How many terminal columns text takes: 2 for East Asian wide and fullwidth characters
-/// (Chinese, Japanese, Korean, fullwidth forms, emoji shown as pictures), 0 for combining
-/// marks and other zero-width characters, 1 for everything else.
+/// How many terminal columns text takes, as a `wcwidth`-based terminal (tmux, xterm, VTE, the
+/// Linux console) shows it: 2 for East Asian wide and fullwidth characters (Chinese, Japanese,
+/// Korean, fullwidth forms, emoji shown as pictures), 0 for combining marks and other
+/// zero-width scalars, 1 for everything else.
 ///
 /// Wide characters are those whose Unicode East_Asian_Width is W or F (a compact table of the
-/// ranges, Unicode 15.1) plus those with the `Emoji_Presentation` property. Ambiguous-width
-/// characters count as 1, as in terminals configured for Western locales. A flag (two regional
-/// indicators) takes 2. Checked against glibc 2.36's `wcwidth` over U+00A0...U+3FFFF: they
-/// agree on every character both know except nine (U+3248...U+324F, ambiguous width, which
-/// glibc makes wide, and U+1171E).
+/// ranges) plus those with the `Emoji_Presentation` property. Ambiguous-width characters count
+/// as 1, as in terminals configured for Western locales. Checked by a test against glibc's
+/// `wcwidth` (Debian 12's, Unicode 14.0) over every scalar up to `unicodeVersion`.
+///
+/// A character or a string is measured by the glyphs it is shown as (`Glyph`), so its width is
+/// exactly the columns `Screen.put` fills with it, whatever it holds: a control character or an
+/// invisible one counts 1 (it is shown as U+FFFD), never 0.
 ///
 /// ```swift
-/// DisplayWidth.of("abc")      // 3
-/// DisplayWidth.of("中文")      // 4
-/// DisplayWidth.of("e\u{301}") // 1  (e + combining acute accent)
+/// DisplayWidth.of("abc")        // 3
+/// DisplayWidth.of("中文")        // 4
+/// DisplayWidth.of("e\u{301}")   // 1  (e + combining acute accent)
+/// DisplayWidth.of("a\u{200B}")  // 2  (the zero width space is shown as U+FFFD)
 /// ```
 public enum DisplayWidth {
-    /// The columns a Unicode scalar takes on its own: 0, 1 or 2. Control characters count 0
-    /// (a `Screen` never writes them; it shows U+FFFD instead).
+    /// The newest Unicode version whose characters are shown as themselves: what glibc 2.36
+    /// (Debian 12) knows. A terminal that does not know a character draws it at a width of
+    /// its own choosing, so anything newer is shown as U+FFFD.
+    public static let unicodeVersion: (major: Int, minor: Int) = (14, 0)
+
+    /// The columns a Unicode scalar takes on its own, as `wcwidth` counts them: 0, 1 or 2.
+    /// Control characters count 0 here (a `Screen` never writes them; it shows U+FFFD, and a
+    /// character's or a string's width counts that).
+    ///
+    /// ```swift
+    /// DisplayWidth.of("中" as Unicode.Scalar)   // 2
+    /// ```
     public static func of(_ scalar: Unicode.Scalar) -> Int {
         let value = scalar.value
         if value < 0x7f { return value >= 0x20 ? 1 : 0 }
@@ -24,28 +38,22 @@ public enum DisplayWidth {
         if value < 0x300 { return 1 }  // Latin-1 and Latin Extended: fast path.
         if isZeroWidth(scalar) { return 0 }
         if isWide(value) { return 2 }
-        // Regional indicators are narrow on their own; a pair (a flag) is one 2-column cluster.
+        // Regional indicators are narrow on their own; a pair (a flag) is 1 + 1.
         if value >= 0x1f000 && !(0x1f1e6...0x1f1ff).contains(value) && scalar.properties.isEmojiPresentation { return 2 }
         return 1
     }
 
-    /// The columns a character (a grapheme cluster) takes: the width of its first scalar, so
-    /// that combining marks and joiners that follow it add nothing. A cluster made only of
-    /// zero-width scalars takes 0 columns.
+    /// The columns a character (a grapheme cluster) takes: the sum of the widths of the glyphs
+    /// it is shown as (`Glyph`), at least 1.
     ///
     /// ```swift
-    /// DisplayWidth.of("中" as Character)   // 2
+    /// DisplayWidth.of("中" as Character)       // 2
+    /// DisplayWidth.of("\u{200B}" as Character) // 1 (shown as U+FFFD)
     /// ```
     public static func of(_ character: Character) -> Int {
-        let scalars = character.unicodeScalars
-        if let first = scalars.first, (0x1f1e6...0x1f1ff).contains(first.value) {
-            return min(2, scalars.count)  // a flag
-        }
-        for scalar in scalars {
-            let width = of(scalar)
-            if width > 0 { return width }
-        }
-        return 0
+        var width = 0
+        Glyph.forEach(of: character) { width += $0.width }
+        return width
     }
 
     /// The columns a string takes: the sum of its characters' widths.
@@ -56,8 +64,8 @@ public enum DisplayWidth {
     public static func of<S: StringProtocol>(_ string: S) -> Int {
         var total = 0
         for character in string {
-            if let ascii = character.asciiValue {
-                total += ascii >= 0x20 && ascii < 0x7f ? 1 : 0
+            if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7f {
+                total += 1
             } else {
                 total += of(character)
             }
@@ -91,6 +99,7 @@ public enum DisplayWidth {
         // Hangul Jamo medial vowels and final consonants combine with the initial consonant.
         if (0x1160...0x11ff).contains(value) || (0xd7b0...0xd7ff).contains(value) { return true }
         if value == 0x200b { return true }  // zero width space
+        if value == 0x1171e { return true }  // Ahom medial ra: a combining mark to glibc
         switch scalar.properties.generalCategory {
         case .nonspacingMark, .enclosingMark: return true
         case .format: return !isVisibleFormat(value)
@@ -120,8 +129,8 @@ public enum DisplayWidth {
         0x27bf...0x27bf, 0x2b1b...0x2b1c, 0x2b50...0x2b50, 0x2b55...0x2b55,
         0x2e80...0x2e99, 0x2e9b...0x2ef3, 0x2f00...0x2fd5, 0x2ff0...0x303e,  // CJK radicals, symbols
         0x3041...0x3096, 0x3099...0x30ff,  // Hiragana, Katakana
-        0x3105...0x312f, 0x3131...0x318e, 0x3190...0x31e3, 0x31ef...0x321e, 0x3220...0x3247,
-        0x3250...0xa48c,  // enclosed CJK, CJK extension A, Yijing hexagrams, CJK unified ideographs, Yi
+        0x3105...0x312f, 0x3131...0x318e, 0x3190...0x31e3, 0x31ef...0x321e,
+        0x3220...0xa48c,  // enclosed CJK (U+3248...U+324F, ambiguous, are wide to glibc and tmux), CJK extension A, Yijing hexagrams, CJK unified ideographs, Yi
         0xa490...0xa4c6,
         0xa960...0xa97c,  // Hangul Jamo extended A
         0xac00...0xd7a3,  // Hangul syllables

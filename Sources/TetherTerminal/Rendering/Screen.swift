@@ -51,7 +51,10 @@ public struct Screen: Hashable, Sendable {
     /// Creates a screen of `size` filled with `fill`, with a hidden cursor.
     public init(size: Size, fill: Cell = .blank) {
         self.size = size
-        self.cells = Array(repeating: fill.width == 1 ? fill : .blank, count: size.width * size.height)
+        // Only a fill shown as one one-column glyph (never a control character).
+        let glyphs = Glyph.glyphs(of: fill.character)
+        let cell = fill.width == 1 && glyphs.count == 1 && glyphs[0].width == 1 ? Cell(glyphs[0].character, style: fill.style) : Cell(" ", style: fill.style)
+        self.cells = Array(repeating: cell, count: size.width * size.height)
         self.cursor = nil
     }
 
@@ -80,13 +83,15 @@ public struct Screen: Hashable, Sendable {
         }
     }
 
-    /// Writes `text` from `position`, one character after another by display width, and returns
-    /// the column after the last character written.
+    /// Writes `text` from `position`, one glyph after another (see `Glyph`), and returns the
+    /// column after the last one written.
     ///
     /// Writing stops at `limit` (a column, exclusive; the screen's width by default). A wide
-    /// character that does not fit before the limit is replaced by a space. Control characters
-    /// are shown as U+FFFD; a character made only of combining marks is shown on a no-break
-    /// space. Writing over half of a wide character blanks its other half.
+    /// glyph that does not fit before the limit is replaced by a space. Any text is safe: a
+    /// control character or an invisible one is shown as U+FFFD, a character made only of
+    /// combining marks on a no-break space, so the columns filled are always
+    /// `DisplayWidth.of(text)` (up to the limit). Writing over half of a wide character blanks
+    /// its other half.
     ///
     /// ```swift
     /// let end = screen.put("数量", at: Position(x: 0, y: 1))   // end == 4
@@ -97,40 +102,32 @@ public struct Screen: Hashable, Sendable {
         var x = position.x
         let y = position.y
         guard y >= 0, y < size.height else { return x }
+        var stopped = false
         for character in text {
-            if x >= right { break }
-            var shown = character
-            var width: Int
-            if let ascii = character.asciiValue, ascii >= 0x20, ascii < 0x7f {
-                width = 1
-            } else {
-                width = DisplayWidth.of(character)
-                if character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                    shown = "\u{FFFD}"
-                    width = 1
-                } else if width == 0 {
-                    shown = Character("\u{00A0}" + String(character))
-                    width = 1
+            if x >= right || stopped { break }
+            Glyph.forEach(of: character) { glyph in
+                guard !stopped else { return }
+                if x >= right {
+                    stopped = true
+                    return
                 }
-            }
-            if x < 0 {
-                // Clipped on the left (a negative start): skip what falls outside.
-                // A wide character cut by the left edge leaves a space in column 0.
+                let width = glyph.width
+                if x < 0 {
+                    // Clipped on the left (a negative start): skip what falls outside.
+                    // A wide glyph cut by the left edge leaves a space in column 0.
+                    x += width
+                    if x > 0 { for column in 0..<min(x, right) { set(Cell(" ", style: style), x: column, y: y) } }
+                    return
+                }
+                if x + width > right {
+                    set(Cell(" ", style: style), x: x, y: y)
+                    x += 1
+                    stopped = true
+                    return
+                }
+                set(Cell(glyph.character, style: style, width: UInt8(width)), x: x, y: y)
                 x += width
-                if x > 0 { for column in 0..<min(x, right) { set(Cell(" ", style: style), x: column, y: y) } }
-                continue
             }
-            if x + width > right {
-                set(Cell(" ", style: style), x: x, y: y)
-                x += 1
-                break
-            }
-            if width == 2 {
-                set(Cell(shown, style: style, width: 2), x: x, y: y)
-            } else {
-                set(Cell(shown, style: style), x: x, y: y)
-            }
-            x += width
         }
         return max(x, position.x)
     }
@@ -143,7 +140,11 @@ public struct Screen: Hashable, Sendable {
     public mutating func fill(_ rect: Rect, with character: Character = " ", style: Style = .plain) {
         let area = rect.intersection(bounds)
         guard !area.isEmpty else { return }
-        let width = DisplayWidth.of(character)
+        // The glyph `character` is shown as (a space if it is shown as several).
+        let glyphs = Glyph.glyphs(of: character)
+        let glyph = glyphs.count == 1 ? glyphs[0] : Glyph.glyphs(of: " ")[0]
+        let width = glyph.width
+        let character = glyph.character
         for y in area.y..<area.maxY {
             if width == 2 {
                 var x = area.x
@@ -153,7 +154,7 @@ public struct Screen: Hashable, Sendable {
                 }
                 if x < area.maxX { set(Cell(" ", style: style), x: x, y: y) }
             } else {
-                let cell = width == 1 ? Cell(character, style: style) : Cell(" ", style: style)
+                let cell = Cell(character, style: style)
                 for x in area.x..<area.maxX { set(cell, x: x, y: y) }
             }
         }

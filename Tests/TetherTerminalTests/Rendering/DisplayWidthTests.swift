@@ -58,9 +58,30 @@ import TetherTerminal
         #expect(DisplayWidth.of("\u{FFFD}") == 1)
     }
 
-    @Test func controlCharactersTakeNoColumns() {
+    @Test func controlCharactersTakeNoColumnsAsScalarsButOneShownInText() {
         #expect(DisplayWidth.of("\u{7}" as Unicode.Scalar) == 0)
         #expect(DisplayWidth.of("\u{9b}" as Unicode.Scalar) == 0)
+        // In text they are shown as U+FFFD, and measured so.
+        #expect(DisplayWidth.of("a\u{7}b\u{9b}") == 4)
+        #expect(DisplayWidth.of("\u{1b}[31m") == 5)
+    }
+
+    @Test func everyScalarIsAsWideAsGlibcsWcwidthSays() {
+        // Every scalar a terminal knows (Unicode up to `DisplayWidth.unicodeVersion`), but the
+        // controls, which are never sent.
+        var disagreements: [String] = []
+        for value in UInt32(0xa0)...0x10ffff {
+            guard let scalar = Unicode.Scalar(value), let age = scalar.properties.age,
+                  age.major < 14 || (age.major == 14 && age.minor == 0) else { continue }
+            let glibc = WcwidthTerminal.columns(scalar)
+            guard glibc >= 0 else {
+                // glibc cannot show it: it is never sent.
+                if Glyph.glyphs(of: Character(scalar)) != [.replacement] { disagreements.append("sent: " + String(value, radix: 16)) }
+                continue
+            }
+            if DisplayWidth.of(scalar) != glibc { disagreements.append(String(value, radix: 16)) }
+        }
+        #expect(disagreements == [])
     }
 
     @Test func mixedText() {
