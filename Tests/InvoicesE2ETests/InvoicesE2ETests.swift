@@ -9,13 +9,13 @@ import TetherSQLite
 struct InvoicesE2ETests {
     /// A computed field's row as shown: the label in the form's 10 columns, a space, the
     /// amount right-aligned in 22 columns.
-    private func amount(_ label: String, _ value: String) -> String {
+    func amount(_ label: String, _ value: String) -> String {
         label + String(repeating: " ", count: 11 - label.count) + String(repeating: " ", count: 22 - value.count) + value
     }
 
     /// A list row as shown: number (5 columns), customer (22 columns: ASCII here, or two
     /// columns per Chinese character), total right-aligned in 12 columns.
-    private func listRow(_ number: Int, _ customer: String, columns: Int? = nil, _ total: String) -> String {
+    func listRow(_ number: Int, _ customer: String, columns: Int? = nil, _ total: String) -> String {
         let tag = "#\(number)"
         return tag + String(repeating: " ", count: 5 - tag.count) + customer
             + String(repeating: " ", count: 22 - (columns ?? customer.count)) + String(repeating: " ", count: 12 - total.count) + total
@@ -23,14 +23,14 @@ struct InvoicesE2ETests {
 
     /// A line of the invoice as shown: description (28 columns), quantity (9), unit price (14),
     /// amount right-aligned in 19, a space between each.
-    private func lineRow(_ text: String, columns: Int? = nil, _ quantity: String, _ unitPrice: String, _ amount: String) -> String {
+    func lineRow(_ text: String, columns: Int? = nil, _ quantity: String, _ unitPrice: String, _ amount: String) -> String {
         text + String(repeating: " ", count: 29 - (columns ?? text.count)) + quantity + String(repeating: " ", count: 10 - quantity.count)
             + unitPrice + String(repeating: " ", count: 15 - unitPrice.count) + String(repeating: " ", count: 19 - amount.count) + amount
     }
 
     /// One row of the database, read by a separate connection: the invoice numbered `number`
     /// joined with its customer (`name`) and its first line (`text`, `InvoiceLine.quantity`...).
-    private func row(_ database: String, number: Int, _ columns: String) throws -> [SQLiteValue] {
+    func row(_ database: String, number: Int, _ columns: String) throws -> [SQLiteValue] {
         try Connection(path: database).rows("""
             SELECT \(columns) FROM Invoice LEFT JOIN Customer ON Customer.id = customer_id
             LEFT JOIN InvoiceLine ON InvoiceLine.id = (SELECT id FROM InvoiceLine WHERE invoice_id = Invoice.id ORDER BY position LIMIT 1)
@@ -40,7 +40,7 @@ struct InvoicesE2ETests {
 
     /// Reads the database every 50 ms until `expected` is there, for at most 10 s (the app
     /// commits at the end of the turn that made a change).
-    private func waitForRow(
+    func waitForRow(
         _ database: String, number: Int, _ columns: String, _ expected: [SQLiteValue],
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws {
