@@ -138,8 +138,19 @@ public final class InvoiceApp {
     public private(set) var isTypingFilter = false
     /// Whether the help screen is shown (any key closes it).
     public private(set) var isShowingHelp = false
-    /// Whether the last key asked to quit while a field held invalid text (the next key answers).
+    /// Whether the last key asked to quit while changes were not saved (the next key answers).
     private var quitAsked = false
+    /// Whether the user chose to quit although changes were not saved (they were told which):
+    /// the store is then closed without trying them again (`Store.closeDiscardingChanges`).
+    public private(set) var quitsWithoutSaving = false
+    /// What quitting would lose, as the question said it (shown over the form while it waits).
+    public private(set) var unsavedAtQuit: [String] = []
+    /// Whether the focus was taken to the list because the line or invoice it was in was
+    /// deleted by another program: text typed next is ignored, not taken as keys of the list.
+    private var focusWasTaken = false
+    /// The lines this app deleted (Ctrl-K): the focus in one goes to the line at its place;
+    /// in a line another program deleted, it goes to the list.
+    private var linesDeletedHere = Set<ObjectIdentifier>()
     /// Whether the picker shows every customer (opened with Enter, nothing typed yet).
     private var showsAllCustomers = false
 
@@ -260,11 +271,16 @@ public final class InvoiceApp {
     /// ```
     public func handle(_ key: Key) -> TerminalAction {
         if quitAsked {
-            // The question after a quit with invalid text: Ctrl-C or q again quits; any other
-            // key goes back to the form (and does what it does there).
+            // The question after a quit with unsaved changes: Ctrl-C or q again quits; any
+            // other key goes back to the form, and does nothing else (it answered).
             quitAsked = false
-            if key == .control("c") || key == .character("q") { return .quit }
+            unsavedAtQuit = []
             status.setMessage(nil)
+            if key == .control("c") || key == .character("q") {
+                quitsWithoutSaving = true
+                return .quit
+            }
+            return .continue
         }
         if key == .control("c") { return quit() }
         if isTooSmall {
@@ -282,6 +298,14 @@ public final class InvoiceApp {
         if isTypingFilter {
             handleFilter(key)
             return .continue
+        }
+        if focusWasTaken {
+            // The focus was taken to the list because what it was in went away: text typed on
+            // is not a command (q would quit), and edits nothing. A key that is not text ends it.
+            switch key {
+            case .character, .paste, .backspace, .delete: return .continue
+            default: focusWasTaken = false
+            }
         }
         if let deletion = pendingDeletion {
             pendingDeletion = nil
@@ -371,14 +395,55 @@ public final class InvoiceApp {
         return listCount > 0 ? target : .some(nil)
     }
 
-    /// Quits, unless a field holds text that is not valid (and was not saved: the invoice keeps
-    /// its value from before the edit): then says which, and what quits anyway.
+    /// Quits, unless something would be lost: a field whose text is not valid (the invoice
+    /// keeps its value from before the edit), or changes the store could not write (tried once
+    /// more first: a read-only or full file, a file deleted, a line kept back by its rules).
+    /// Then it says what, in words, and asks.
     private func quit() -> TerminalAction {
-        let invalid = invalidFields
-        guard !invalid.isEmpty else { return .quit }
+        let unsaved = unsavedChanges()
+        guard !unsaved.isEmpty else { return .quit }
         quitAsked = true
-        status.setMessage("Not saved: \(invalid.joined(separator: ", ")). Ctrl-C again quits, another key goes back.")
+        unsavedAtQuit = unsaved
+        status.setMessage("Not saved: \(unsaved.joined(separator: "; ")). Ctrl-C again quits, another key goes back.")
+        needsDisplay()
         return .continue
+    }
+
+    /// What quitting now would lose, in words: each field whose text is not valid, then each
+    /// invoice, line or customer whose changes are not in the file after one more try to write
+    /// them, with the reason.
+    public func unsavedChanges() -> [String] {
+        var unsaved = invalidFields
+        if store.pendingRowCount > 0, !store.isClosed {
+            do { try store.flush() } catch { storeFailed(error) }
+        }
+        var notWritten: [String] = []
+        for model in store.pendingModels {
+            switch model {
+            case let line as InvoiceLine:
+                let place = Self.describe(line)
+                if let broken = line.brokenRules.first {
+                    unsaved.append("\(place) (\(InvoiceLineRow.fieldName(broken.property)): \(broken.rule))")
+                } else {
+                    notWritten.append(place)
+                }
+            case let invoice as Invoice: notWritten.append("invoice #\(invoice.number)")
+            case let customer as Customer: notWritten.append("customer \(customer.name)")
+            default: notWritten.append("a change")
+            }
+        }
+        if !notWritten.isEmpty {
+            let reason = failure ?? "not written yet"
+            unsaved.append("\(notWritten.joined(separator: ", ")) (\(reason))")
+        }
+        return unsaved
+    }
+
+    /// `line 2 of invoice #1`.
+    private static func describe(_ line: InvoiceLine) -> String {
+        guard let invoice = line.invoice else { return "a line" }
+        let index = invoice.lines.firstIndex { $0 === line }.map { "\($0 + 1)" } ?? "?"
+        return "line \(index) of invoice #\(invoice.number)"
     }
 
     /// The fields whose text is not valid, named with their text: `Discount % "150"`.
@@ -463,6 +528,16 @@ public final class InvoiceApp {
             renderInvoice(into: &screen, in: editor.inset(top: 2))
         } else {
             screen.put("No invoice. Ctrl-N adds one.", at: Position(x: editor.x, y: editor.y), style: theme.placeholder, limit: editor.maxX)
+        }
+        if quitAsked, !unsavedAtQuit.isEmpty {
+            // What quitting loses, every item in words (the status line may cut it short).
+            screen.fill(content, style: theme.listItem)
+            let lines = ["Quit? These changes are not saved and would be lost:", ""] + unsavedAtQuit.map { "· " + $0 }
+                + ["", "Ctrl-C or q quits anyway; any other key goes back to the form."]
+            for (index, line) in lines.enumerated() where content.y + index < content.maxY {
+                screen.put(DisplayWidth.truncated(line, to: content.width - 1), at: Position(x: content.x, y: content.y + index),
+                           style: index == 0 ? theme.error : theme.label, limit: content.maxX)
+            }
         }
         if isShowingHelp {
             screen.fill(content, style: theme.listItem)
@@ -703,8 +778,7 @@ public final class InvoiceApp {
             // another invoice): said, and the focus leaves the fields, so that nothing typed
             // next lands in the invoice now at its place.
             pendingDeletion = nil
-            form.focus(list)
-            status.setMessage("Invoice #\(invoice.number) was deleted by another program.")
+            takeFocusToList(because: "Invoice #\(invoice.number) was deleted by another program.", fromAField: !form.isFocused(list))
         }
         select(list.selectedItem)
     }
@@ -812,8 +886,20 @@ public final class InvoiceApp {
         }
         // An error on the status line stays: the notice does not cover it.
         let shown = status.currentMessage ?? ""
-        guard concerns, !["Not saved", "Could not", "Cannot"].contains(where: shown.hasPrefix) else { return }
+        // Nor does it cover the notice that the focus was taken (what it was in was deleted).
+        guard concerns, !focusWasTaken, !["Not saved", "Could not", "Cannot"].contains(where: shown.hasPrefix) else { return }
         status.setMessage("Invoice #\(invoice.number) was changed by another program.")
+        needsDisplay()
+    }
+
+    /// What the focus was in went away under it (deleted by another program): the focus goes to
+    /// the list, the status line says why, and text typed next is ignored until a key that is
+    /// not text (so neither another record nor the list's q takes it).
+    private func takeFocusToList(because message: String, fromAField wasInAField: Bool) {
+        form.focus(list)
+        if isPickingCustomer { closePicker() }
+        if wasInAField { focusWasTaken = true }
+        status.setMessage(message)
         needsDisplay()
     }
 
@@ -844,8 +930,7 @@ public final class InvoiceApp {
         guard current.invoice === invoice, !window.contains(where: { $0 === invoice }) else { return }
         added = nil
         pendingDeletion = nil
-        form.focus(list)
-        status.setMessage("Invoice #\(invoice.number) was deleted by another program.")
+        takeFocusToList(because: "Invoice #\(invoice.number) was deleted by another program.", fromAField: !form.isFocused(list))
         select(list.selectedItem)
         needsDisplay()
     }
@@ -907,6 +992,9 @@ public final class InvoiceApp {
         do {
             try deleteInvoice(invoice, from: store)
             if wasSelected, let neighbour { reveal(neighbour) }
+            // The invoice whose form held the focus is gone: the next key must not edit the
+            // one now selected, which the user did not choose.
+            if wasSelected { form.focus(list) }
             status.setMessage("Deleted invoice #\(invoice.number).")
         } catch {
             if wasSelected { reveal(invoice) }
@@ -927,9 +1015,15 @@ public final class InvoiceApp {
         // The field being edited keeps the focus without being told again: its edit goes on.
         form = Form([list, customer, note] + lineRows.flatMap(\.fields) + [discount, tax], keepingFocusOn: focused)
         if let focusedLine, !form.widgets.contains(where: { $0 === focused }) {
-            // The focused line is gone: the focus goes to the line now at its place, or the note.
-            let rows = lineRows
-            if rows.isEmpty { form.focus(note) } else { form.focus(rows[min(focusedLine, rows.count - 1)].text) }
+            let gone = old[focusedLine].line
+            if linesDeletedHere.contains(ObjectIdentifier(gone)) {
+                // Deleted here (Ctrl-K): the focus goes to the line now at its place, or the note.
+                let rows = lineRows
+                if rows.isEmpty { form.focus(note) } else { form.focus(rows[min(focusedLine, rows.count - 1)].text) }
+            } else {
+                // Deleted by another program: nothing typed next may land in another line.
+                takeFocusToList(because: "Line \(focusedLine + 1) of invoice #\(current.invoice?.number ?? 0) was deleted by another program.", fromAField: true)
+            }
         }
         let needsDisplay = self.needsDisplay
         let changes = CompoundDisposable()
@@ -964,6 +1058,7 @@ public final class InvoiceApp {
     }
 
     private func delete(_ line: InvoiceLine) {
+        linesDeletedHere.insert(ObjectIdentifier(line))
         do {
             try deleteLine(line, from: store)
             status.setMessage("Deleted the line.")
@@ -1018,12 +1113,20 @@ public final class InvoiceApp {
         // Keep the highlighted customer highlighted when the list changes under it.
         let previous = customerChoices.selectedItem
         customerChoices.setItems(choices)
-        if case .customer(let kept)? = previous,
-           let index = choices.firstIndex(where: { if case .customer(let c) = $0 { return c === kept } else { return false } }) {
-            customerChoices.select(index)
-        } else {
-            customerChoices.select(0)
+        if case .customer(let kept)? = previous {
+            if let index = choices.firstIndex(where: { if case .customer(let c) = $0 { return c === kept } else { return false } }) {
+                customerChoices.select(index)
+                return
+            }
+            if !customers.contains(where: { $0 === kept }) {
+                // The highlighted customer was deleted by another program: nothing is
+                // highlighted, so Enter cannot give the invoice a customer the user did not choose.
+                customerChoices.select(nil)
+                status.setMessage("Customer \(kept.name) was deleted by another program.")
+                return
+            }
         }
+        customerChoices.select(0)
     }
 
     private func closePicker() {

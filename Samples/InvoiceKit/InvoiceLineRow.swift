@@ -56,14 +56,22 @@ public final class InvoiceLineRow {
         if let error = quantity.error { return "quantity: \(error)" }
         if let error = unitPrice.error { return "unit price: \(error)" }
         if let broken = line.brokenRules.first {
-            let field = switch broken.property {
-            case "text": "description"
-            case "unitPrice": "unit price"
-            default: broken.property ?? "line"
-            }
-            return "\(field): \(broken.rule)"
+            return "\(Self.fieldName(broken.property)): \(broken.rule)"
         }
         return nil
+    }
+
+    /// The name the form gives a line's property: `text` is the "description".
+    ///
+    /// ```swift
+    /// InvoiceLineRow.fieldName("unitPrice")   // "unit price"
+    /// ```
+    public nonisolated static func fieldName(_ property: String?) -> String {
+        switch property {
+        case "text": "description"
+        case "unitPrice": "unit price"
+        default: property ?? "line"
+        }
     }
 
     /// Parses a unit price: a decimal (`12.50`, `0.125`) from 0 to 1,000,000,000, of at most

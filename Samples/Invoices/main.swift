@@ -8,9 +8,9 @@
 // thread serves (see the end of this file). The app itself is in
 // InvoiceKit (Samples/InvoiceKit), where the unit tests drive it.
 //
-// Log messages (swift-log: Tether's `tether.binding` and `tether.store` loggers) go to standard
-// error, but are held while the form owns the terminal and written once it is restored, so they
-// never land in the middle of the form (`HeldStandardError`).
+// Log messages (swift-log: Tether's `tether.binding` and `tether.store` loggers, the app's
+// `invoices`) go to a log file under $XDG_STATE_HOME (`LogOutput`), so they never land in the
+// middle of the form; at exit one line says how many there were and where.
 
 import Foundation
 import InvoiceKit
@@ -18,7 +18,8 @@ import Logging
 import TetherSQLite
 import TetherTerminal
 
-let logOutput = HeldStandardError()
+let environment = ProcessInfo.processInfo.environment
+let logOutput = LogOutput(path: LogOutput.defaultPath(environment: environment))
 LoggingSystem.bootstrap(logOutput.handler)
 
 func fail(_ message: String, status: Int32) -> Never {
@@ -27,7 +28,6 @@ func fail(_ message: String, status: Int32) -> Never {
 }
 
 let options = InvoicesOptions.parseOrExit()
-let environment = ProcessInfo.processInfo.environment
 let path: String
 do {
     path = try options.databasePath(environment: environment)
@@ -68,12 +68,20 @@ Task { @MainActor in
     } catch {
         fail("\(error)", status: 1)
     }
-    do {
+    if app.quitsWithoutSaving {
+        // The user was told what is not saved, and chose to quit: not tried again.
+        let lost = store.closeDiscardingChanges()
+        if let summary = logOutput.summary() { FileHandle.standardError.write(Data("invoices: \(summary)\n".utf8)) }
+        fail("quit without saving \(lost) changed row\(lost == 1 ? "" : "s"), as asked", status: 1)
+    }
+    do throws(StoreError) {
         // Written, and the database is one self-contained file again (no -wal, no -shm).
         try store.close()
     } catch {
-        fail("\(error)", status: 1)
+        if let summary = logOutput.summary() { FileHandle.standardError.write(Data("invoices: \(summary)\n".utf8)) }
+        fail("\(SaveState.reason(for: error)): changes not saved (\(logOutput.path.map { "details in \($0)" } ?? "see above"))", status: 1)
     }
+    if let summary = logOutput.summary() { FileHandle.standardError.write(Data("invoices: \(summary)\n".utf8)) }
     exit(0)
 }
 

@@ -527,9 +527,11 @@ struct InvoiceAppTests {
         #expect(h.press(.control("c")) == .continue, "asked first")
         #expect(h.app.status.currentMessage == "Not saved: Discount % \"150\". Ctrl-C again quits, another key goes back.")
         #expect(h.lines()[39].hasPrefix("Not saved: Discount % \"150\"."))
-        // Another key goes back, and does what it does.
+        // Another key goes back, and does nothing else: it answered the question.
         h.press(.backspace)
         #expect(h.app.status.currentMessage == nil)
+        #expect(invoice.discount == 10 && h.app.discount.text == "150")
+        h.press(.backspace)
         #expect(invoice.discount == 15 && h.app.discount.text == "15")
         // Valid again: Ctrl-C quits at once.
         #expect(h.press(.control("c")) == .quit)
@@ -652,8 +654,72 @@ struct InvoiceAppTests {
         #expect(h.app.lineRows.map(\.line.text) == ["From elsewhere", "Punched cards, box of 500", "Brass gears"])
         #expect(h.app.form.isFocused(h.app.lineRows[2].unitPrice), "the focus stays in its line")
         #expect(h.app.lineRows[2].unitPrice.text == "4.75x", "the draft stays")
-        invoice.lines.removeAll { $0 === invoice.lines[2] }   // the focused line goes
-        #expect(h.app.form.isFocused(h.app.lineRows[1].text), "the line now at its place")
+        // Another program deletes the focused line: the focus goes to the list, it is said,
+        // and text typed next lands nowhere (not in the line now at its place).
+        let gone = try #require(invoice.lines[2].persistentID)
+        try Connection(path: h.database.path).execute("DELETE FROM InvoiceLine WHERE id = \(gone)")
+        try h.store.refresh()
+        #expect(h.app.lineRows.map(\.line.text) == ["From elsewhere", "Punched cards, box of 500"])
+        #expect(h.app.form.isFocused(h.app.list))
+        #expect(h.app.status.currentMessage == "Line 3 of invoice #1 was deleted by another program.")
+        h.type("qx")
+        #expect(h.app.lineRows.map(\.line.text) == ["From elsewhere", "Punched cards, box of 500"], "nothing typed landed")
+        #expect(h.app.lineRows.map(\.unitPrice.text) == ["1", "1250"])
+        #expect(h.press(.character("q")) == .continue, "q is not taken as quit until a key that is not text")
+        #expect(h.press(.down) == .continue)
+        #expect(h.app.current.invoice?.number == 2, "keys of the list work again")
+    }
+
+    @Test func aLineDeletedHereTakesTheFocusToTheLineAtItsPlace() throws {
+        let h = try Harness()
+        h.app.form.focus(h.app.lineRows[0].quantity)
+        h.press(.control("k"))
+        h.type("y")
+        #expect(h.app.lineRows.map(\.line.text) == ["Brass gears"])
+        #expect(h.app.form.isFocused(h.app.lineRows[0].text))
+    }
+
+    @Test func deletingTheInvoiceBeingEditedTakesTheFocusToTheList() throws {
+        let h = try Harness()
+        h.press(.down, .tab, .tab)                  // #2's note
+        #expect(h.app.form.isFocused(h.app.note))
+        h.press(.control("d"))
+        h.type("y")
+        #expect(h.app.current.invoice?.number == 3)
+        #expect(h.app.form.isFocused(h.app.list), "the next key does not edit #3, which nobody chose")
+        h.type("x")
+        #expect(h.app.current.invoice?.note == "Compiler consulting")
+    }
+
+    @Test func quittingWithChangesTheFileRefusedSaysWhichAndAsks() throws {
+        let h = try Harness(busyTimeout: .milliseconds(20))
+        h.press(.tab, .tab)                         // #1's note
+        let locker = try Connection(path: h.database.path)
+        try locker.execute("BEGIN IMMEDIATE")       // another program holds the lock
+        h.type("!")
+        h.scheduler.advance()
+        #expect(h.press(.control("c")) == .continue, "asked first")
+        #expect(h.app.unsavedAtQuit == ["invoice #1 (another program is writing to the file (trying again))"])
+        #expect(h.lines().contains { $0.contains("Quit? These changes are not saved and would be lost:") })
+        #expect(h.lines().contains { $0.contains("· invoice #1 (another program is writing to the file (trying again))") })
+        h.press(.escape)                            // back to the form
+        #expect(h.app.unsavedAtQuit == [])
+        try locker.execute("ROLLBACK")
+        #expect(h.press(.control("c")) == .quit, "written at the quit: nothing is lost, nothing asked")
+        #expect(try h.database.rows("SELECT note FROM Invoice WHERE number = 1") == [["Analytical engine!"]])
+    }
+
+    @Test func quittingWithALineKeptBackByItsRulesNamesTheLineAndTheRule() throws {
+        let h = try Harness()
+        h.press(.control("l"))                      // a new line: no description
+        let row = try #require(h.app.lineRows.last)
+        h.app.form.focus(row.unitPrice)
+        h.press(.control("u"))
+        h.type("5")
+        h.scheduler.advance()
+        #expect(h.press(.control("c")) == .continue)
+        #expect(h.app.unsavedAtQuit == ["line 3 of invoice #1 (description: describe what was sold)"])
+        #expect(h.press(.control("c")) == .quit, "asked once: the second Ctrl-C quits")
     }
 
     @Test func aFailedSaveIsShownUntilAWriteSucceeds() throws {

@@ -179,8 +179,10 @@ struct InvoicesE2ETests {
         try waitForRow(pane.database, number: 1, "discount", [10.0])
         try pane.keys("C-c")
         try pane.waitFor("the question", showing: ["Not saved: Discount % \"150\"."])
-        try pane.keys("Escape")                                 // back to the form: Esc reverts the field
-        try pane.waitFor("the field reverted") { $0.contains("Discount % 10") && !$0.contains("Not saved") }
+        try pane.keys("Escape")                                 // back to the form, and nothing else
+        try pane.waitFor("the form again") { $0.contains("Discount % 150") && !$0.contains("Not saved") }
+        try pane.keys("Escape")                                 // Esc reverts the field
+        try pane.waitFor("the field reverted") { $0.contains("Discount % 10") && !$0.contains("Discount % 150") }
         try pane.keys("C-c")                                    // nothing invalid now: quits at once
         try pane.waitForPrompt()
         #expect(try row(pane.database, number: 1, "discount") == [10.0])
@@ -453,10 +455,10 @@ struct InvoicesE2ETests {
         let pane = try TmuxPane()
         defer { pane.close() }
         try Connection(path: pane.database).execute("CREATE TABLE Notes (id INTEGER PRIMARY KEY, text TEXT); INSERT INTO Notes (text) VALUES ('keep me')")
-        try pane.line("'\(TmuxPane.binary)' --database '\(pane.database)'")
+        try pane.line("XDG_STATE_HOME='\(pane.directory)/state' '\(TmuxPane.binary)' --database '\(pane.database)'")
         try pane.waitFor("the refusal") { $0.contains("holds tables of another program (Notes); it was left unchanged.") && lastLine($0) == TmuxPane.prompt }
         #expect(try Connection(path: pane.database).rows("SELECT name FROM sqlite_master WHERE type = 'table'").map(\.values) == [["Notes"]])
-        try pane.line("'\(TmuxPane.binary)' --database '\(pane.database)' --adopt")
+        try pane.line("XDG_STATE_HOME='\(pane.directory)/state' '\(TmuxPane.binary)' --database '\(pane.database)' --adopt")
         try pane.waitFor("an empty form", showing: ["No invoice. Ctrl-N adds one."])
         try pane.keys("C-c")
         try pane.waitForPrompt()

@@ -69,7 +69,8 @@ final class TmuxPane {
 
     /// Starts the app in the pane on the test's database and waits for its first screen.
     func launch() throws {
-        try line("'\(Self.binary)' --database '\(database)'")
+        // The log goes to the test's directory, not the user's ~/.local/state.
+        try line("XDG_STATE_HOME='\(directory)/state' '\(Self.binary)' --database '\(database)'")
         _ = try waitFor("the form") { $0.contains("Invoice #") || $0.contains("No invoice.") }
     }
 

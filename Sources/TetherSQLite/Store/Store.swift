@@ -209,6 +209,23 @@ public final class Store {
         shutDown()
     }
 
+    /// Closes the store without writing the changes still pending, which are lost: for an app
+    /// whose user chose to quit without them, after being told what they are (the file is
+    /// read-only, another program holds the lock, a line breaks its rules). A commit already
+    /// under way ends first. Returns the number of rows whose changes were not written; the exit
+    /// handler does not try them again. Closing a closed store does nothing and returns 0.
+    ///
+    /// ```swift
+    /// if userChoseToQuitAnyway { store.closeDiscardingChanges() } else { try store.close() }
+    /// ```
+    @discardableResult
+    public func closeDiscardingChanges() -> Int {
+        guard !state.closed else { return 0 }
+        let lost = pendingRowCount
+        shutDown()
+        return lost
+    }
+
     /// Whether the store is closed (by `close()`, or by the exit handler).
     public var isClosed: Bool { state.closed }
 

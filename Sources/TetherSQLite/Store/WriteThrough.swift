@@ -172,6 +172,31 @@ extension Store {
         return rows.count
     }
 
+    /// The models with changes not committed yet: pending (for the end of the turn, for a retry,
+    /// or kept back because they break a rule) or in a commit that has not finished, each once.
+    /// What an app names when it asks before quitting with changes it could not write.
+    ///
+    /// ```swift
+    /// let lines = store.pendingModels.compactMap { $0 as? InvoiceLine }
+    /// ```
+    public var pendingModels: [AnyObject] {
+        var seen = Set<ObjectIdentifier>()
+        var models: [AnyObject] = []
+        for number in state.inFlight.keys.sorted() {
+            for taken in state.inFlight[number] ?? [] where seen.insert(taken.object).inserted { models.append(taken.row.model) }
+        }
+        for object in state.dirtyOrder where !seen.contains(object) {
+            guard let row = state.dirty[object] else { continue }
+            seen.insert(object)
+            models.append(row.model)
+        }
+        for (object, row) in state.dirty where !seen.contains(object) {
+            seen.insert(object)
+            models.append(row.model)
+        }
+        return models
+    }
+
     /// Reads the values of every changed row (on the model's thread) and hands them to the writer
     /// queue as one transaction, whose outcome comes back through the inbox (`drain`):
     /// synchronously, waiting for it and throwing its error, or at a later turn.

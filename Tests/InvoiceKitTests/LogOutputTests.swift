@@ -1,9 +1,10 @@
+import Foundation
 import Logging
 import Synchronization
 import Testing
 import InvoiceKit
 
-/// What `HeldStandardError` wrote, line by line.
+/// What `LogOutput` wrote, line by line.
 final class WrittenLines: Sendable {
     private let storage = Mutex<[String]>([])
     var lines: [String] { storage.withLock { $0 } }
@@ -11,10 +12,10 @@ final class WrittenLines: Sendable {
 }
 
 @Suite("invoices: log messages while the form owns the terminal")
-struct HeldStandardErrorTests {
+struct LogOutputTests {
     @Test func linesLoggedWhileHeldAreWrittenInOrderAtRelease() {
         let written = WrittenLines()
-        let output = HeldStandardError(holds: true, write: { written.write($0) })
+        let output = LogOutput(path: nil, holds: true, write: { written.write($0) })
         let binding = Logger(label: "tether.binding", factory: output.handler)
         let store = Logger(label: "tether.store", factory: output.handler)
 
@@ -43,7 +44,7 @@ struct HeldStandardErrorTests {
 
     @Test func nothingIsHeldWhenStandardErrorIsNotTheTerminal() {
         let written = WrittenLines()
-        let output = HeldStandardError(holds: false, write: { written.write($0) })
+        let output = LogOutput(path: nil, holds: false, write: { written.write($0) })
         let logger = Logger(label: "tether.store", factory: output.handler)
         output.hold()
         logger.error("written at once")
@@ -57,5 +58,33 @@ struct HeldStandardErrorTests {
     static func withoutTimestamp(_ line: String) -> String {
         guard let space = line.firstIndex(of: " ") else { return line }
         return String(line[line.index(after: space)...])
+    }
+}
+
+extension LogOutputTests {
+    @Test func aLogFileUnderXDGStateHomeGetsEveryLineAndTheRunIsSummedUpInOneLine() throws {
+        let database = try TemporaryDatabase()
+        let path = try #require(LogOutput.defaultPath(environment: ["XDG_STATE_HOME": database.directory + "/state", "HOME": "/nowhere"]))
+        #expect(path == database.directory + "/state/tether/invoices.log")
+        #expect(LogOutput.defaultPath(environment: ["HOME": "/home/ada"]) == "/home/ada/.local/state/tether/invoices.log")
+        #expect(LogOutput.defaultPath(environment: ["XDG_STATE_HOME": "relative", "HOME": "/home/ada"]) == "/home/ada/.local/state/tether/invoices.log")
+        #expect(LogOutput.defaultPath(environment: [:]) == nil)
+
+        let output = LogOutput(path: path, holds: true, write: { _ in Issue.record("written to standard error") })
+        #expect(output.path == path)
+        #expect(output.summary() == nil, "nothing logged yet")
+        #expect(!FileManager.default.fileExists(atPath: path), "no file until a line is logged")
+        let store = Logger(label: "tether.store", factory: output.handler)
+        output.hold()
+        store.error("a retry failed")
+        store.error("at exit, 1 changed row could not be written")
+        #expect(output.heldCount == 0, "a file is never held: it does not disturb the form")
+        output.release()
+        let written = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { Self.withoutTimestamp(String($0)) }
+        #expect(written == [
+            "error tether.store: [InvoiceKitTests] a retry failed",
+            "error tether.store: [InvoiceKitTests] at exit, 1 changed row could not be written",
+        ])
+        #expect(output.summary() == "2 messages were logged to \(path); the last: error tether.store: [InvoiceKitTests] at exit, 1 changed row could not be written")
     }
 }
