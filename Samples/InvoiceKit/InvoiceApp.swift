@@ -180,6 +180,8 @@ public final class InvoiceApp {
     private var shownLineIDs: Set<Int64> = []
     private let subscriptions = CompoundDisposable()
     private let windowQuery = SerialDisposable()
+    /// The observations of the totals of the invoices on screen.
+    private let windowTotals = SerialDisposable()
     private let matchCounting = SerialDisposable()
     private let selectedChanges = SerialDisposable()
     private let lineChanges = SerialDisposable()
@@ -245,6 +247,7 @@ public final class InvoiceApp {
     deinit {
         subscriptions.dispose()
         windowQuery.dispose()
+        windowTotals.dispose()
         matchCounting.dispose()
         selectedChanges.dispose()
         lineChanges.dispose()
@@ -337,6 +340,23 @@ public final class InvoiceApp {
         default:
             break
         }
+        if form.isFocused(list) || current.invoice == nil {
+            // The filter, from the list (also when it lets nothing through): / types it (on
+            // from what it is), Esc clears it.
+            if key == .character("/") {
+                form.focus(list)
+                isTypingFilter = true
+                filter = filter ?? ""
+                status.setMessage("Filter by customer: type; Enter keeps it, Esc clears it.")
+                return .continue
+            }
+            if key == .escape, filter != nil {
+                filter = nil
+                applyFilter()
+                status.setMessage(nil)
+                return .continue
+            }
+        }
         guard current.invoice != nil else {
             // Nothing to edit: only the (empty) list takes keys.
             form.focus(list)
@@ -352,12 +372,6 @@ public final class InvoiceApp {
             }
             if key != .enter { _ = customer.handle(key) }
             openPicker(showingAll: key == .enter)
-            return .continue
-        }
-        if key == .character("/"), form.isFocused(list) {
-            isTypingFilter = true
-            filter = filter ?? ""
-            status.setMessage("Filter by customer: type; Enter keeps it, Esc clears it.")
             return .continue
         }
         if form.isFocused(list), let target = listTarget(for: key) {
@@ -644,10 +658,12 @@ public final class InvoiceApp {
         let tag = "#\(invoice.number)"
         let numberWidth = max(5, tag.count + 1)
         let number = fit(tag, width: numberWidth)
-        // A total too wide for its 11 columns shows as ###########, never as another number;
-        // the customer takes what is left (a space before the total).
+        // The total takes 11 columns, or more from the customer's when it is wider, leaving
+        // the customer 8; wider still, it shows as #, never as another number. The customer
+        // takes what is left (a space before the total).
         var total = "\(invoice.total)"
-        if DisplayWidth.of(total) > 11 { total = String(repeating: "#", count: 11) }
+        let room = max(1, width - numberWidth - 1 - 8)
+        if DisplayWidth.of(total) > max(11, room) { total = String(repeating: "#", count: min(11, room)) }
         let name = invoice.customerName
         let customer = fit(name.isEmpty ? "(no customer)" : name, width: max(1, width - numberWidth - 1 - DisplayWidth.of(total)))
         return number + customer + " " + total
@@ -739,6 +755,12 @@ public final class InvoiceApp {
         }
         window = invoices
         shownCustomers = invoices.compactMap(\.customer)
+        // A row's total follows its lines, which another copy or program may change without
+        // changing the invoice's row: each total on screen redraws the list when it changes.
+        let needsDisplay = self.needsDisplay
+        let totals = CompoundDisposable()
+        for invoice in invoices { totals.add(observe(invoice, \.total).skip(1).subscribe(next: { _ in needsDisplay() })) }
+        windowTotals.inner = totals
         list.setItems(invoices)
         if invoices.count < windowRows, windowTop > 0 {
             // The page ends the list and does not fill the screen (rows went from the end, or
@@ -942,6 +964,12 @@ public final class InvoiceApp {
     }
 
     private func add() {
+        if filter != nil {
+            // The new invoice would not be let through: the list shows every invoice again.
+            filter = nil
+            isTypingFilter = false
+            applyFilter()
+        }
         do {
             let invoice = try addInvoice(to: store)
             added = invoice

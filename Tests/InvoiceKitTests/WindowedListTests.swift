@@ -144,17 +144,40 @@ struct WindowedListTests {
 
     /// An invoice added under a filter that does not let it through stays selected though not
     /// listed; deleted by another program, it is said, and the list's selection takes its place.
-    @Test func anAddedInvoiceNotListedAndDeletedElsewhereIsLetGo() throws {
+    @Test func ctrlNWithAFilterThatWouldHideTheNewInvoiceClearsItAndShowsTheInvoice() throws {
         let h = try Harness()
         h.press(.character("/"))
         h.type("zzz")
-        h.press(.enter, .control("n"))
+        h.press(.enter)
+        #expect(h.app.list.items.isEmpty && h.app.filter == "zzz")
+        h.press(.control("n"))
         let added = try #require(h.app.current.invoice)
-        #expect(added.number == 4 && h.app.list.items.isEmpty, "selected, not listed")
+        #expect(h.app.filter == nil, "the filter is cleared")
+        #expect(added.number == 4 && h.app.list.selectedItem === added, "listed, and selected")
         try Connection(path: h.database.path).execute("DELETE FROM Invoice WHERE number = 4")
         try h.store.refresh()
-        #expect(h.app.current.invoice == nil)
+        #expect(h.app.current.invoice?.number == 3, "the invoice now at its place")
         #expect(h.app.status.currentMessage == "Invoice #4 was deleted by another program.")
         #expect(h.app.form.isFocused(h.app.list))
+    }
+
+    @Test func aFilterThatMatchesNothingIsClearedWithEscOrRetypedWithSlash() throws {
+        let h = try Harness()
+        h.press(.character("/"))
+        h.type("zzz")
+        h.press(.enter)
+        #expect(h.app.list.items.isEmpty && h.app.current.invoice == nil)
+        h.press(.character("/"))                     // typed on from what it is
+        #expect(h.app.isTypingFilter && h.app.filter == "zzz")
+        h.press(.backspace, .backspace, .backspace)
+        h.type("Ada")
+        h.press(.enter)
+        #expect(h.app.list.items.map(\.number) == [1])
+        h.press(.escape)                             // after Enter, Esc clears it, as the hint says
+        #expect(h.app.filter == nil && h.app.list.items.map(\.number) == [1, 2, 3])
+        h.press(.character("/"))
+        h.type("zzz")
+        h.press(.enter, .escape)
+        #expect(h.app.filter == nil && h.app.list.items.count == 3 && h.app.current.invoice != nil)
     }
 }

@@ -24,7 +24,7 @@ enum _FieldLayout {
     }
 
     /// Draws an editable box: focused, `editor`'s text scrolled so the cursor is visible (with
-    /// the screen's cursor there); otherwise the start of the text, cut with "…" where it does
+    /// the screen's cursor there), "…" at an end where text is hidden; otherwise the start of the text, cut with "…" where it does
     /// not fit, so a long name reads from its beginning and a cut never passes unseen.
     static func drawEditor(
         _ editor: TextEditor, in box: Rect, invalid: Bool, into screen: inout Screen, context: RenderContext
@@ -36,7 +36,7 @@ enum _FieldLayout {
             screen.put(DisplayWidth.truncated(editor.text, to: box.width), at: Position(x: box.x, y: box.y), style: style, limit: box.maxX)
             return
         }
-        let (shown, column) = editor.window(width: box.width)
+        let (shown, column) = editor.display(width: box.width)
         screen.put(shown, at: Position(x: box.x, y: box.y), style: style, limit: box.maxX)
         if !box.isEmpty {
             screen.cursor = Position(x: box.x + min(column, box.width - 1), y: box.y)

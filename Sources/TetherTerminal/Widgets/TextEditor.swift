@@ -134,6 +134,72 @@ public struct TextEditor: Hashable, Sendable {
         return changed ? .edited : .moved
     }
 
+    /// What a box `width` columns wide shows of the text while it is edited, and the cursor's
+    /// column in the box: the text, scrolled only as far as needed to keep the cursor visible,
+    /// with "…" in the first column when text before it is hidden and in the last column when
+    /// text after it is, so a cut never passes for the whole value (`12.3456789012` in a
+    /// 10-column box reads `…56789012`, never `456789012`). A box narrower than 3 columns shows
+    /// what `window(width:)` does; one too narrow for a wide character between two marks leaves
+    /// the end unmarked.
+    ///
+    /// ```swift
+    /// TextEditor(text: "12.3456789012").display(width: 10)             // ("…56789012", 9)
+    /// TextEditor(text: "999999999.99", cursor: 0).display(width: 10)   // ("999999999…", 0)
+    /// ```
+    public func display(width: Int) -> (text: String, cursorColumn: Int) {
+        // Whole, when it fits with the cursor's cell (after the text, at its end).
+        guard width >= 3, DisplayWidth.of(text) + (cursor == text.count ? 1 : 0) > width else {
+            let (shown, column) = window(width: width)
+            return (String(shown), column)
+        }
+        let characters = Array(text)
+        let widths = characters.map { DisplayWidth.of($0) }
+        /// The characters shown from `start` (up to `end`), whether text after them is hidden,
+        /// and the cursor's column; `marksEnd`: the last column is kept for "…" when it is.
+        func layout(from start: Int, marksEnd: Bool) -> (cursorColumn: Int, end: Int, cutAfter: Bool) {
+            let lead = start > 0 ? 1 : 0
+            var used = lead
+            var end = start
+            while end < characters.count, used + widths[end] <= width {
+                used += widths[end]
+                end += 1
+            }
+            if marksEnd, end < characters.count {
+                // The last column holds "…": give back characters until it is free.
+                while end > start, used > width - 1 {
+                    end -= 1
+                    used -= widths[end]
+                }
+            }
+            let column = lead + widths[start..<min(cursor, characters.count)].reduce(0, +)
+            return (column, end, end < characters.count)
+        }
+        /// Whether the cursor's cell, or the character after the cursor, is not shown whole.
+        func hidesCursor(_ shape: (cursorColumn: Int, end: Int, cutAfter: Bool), marksEnd: Bool) -> Bool {
+            shape.cursorColumn > (shape.cutAfter && marksEnd ? width - 2 : width - 1)
+                || (cursor < characters.count ? shape.end <= cursor : shape.end < cursor)
+        }
+        // The first character shown: the smallest start that keeps the cursor in the box. A wide
+        // character between the two marks of a box too narrow for the three: the end unmarked.
+        for marksEnd in [true, false] {
+            var start = 0
+            var shape = layout(from: start, marksEnd: marksEnd)
+            while start < cursor, hidesCursor(shape, marksEnd: marksEnd) {
+                start += 1
+                shape = layout(from: start, marksEnd: marksEnd)
+            }
+            guard !hidesCursor(shape, marksEnd: marksEnd) else { continue }
+            var shown = start > 0 ? "…" : ""
+            shown += String(characters[start..<shape.end])
+            if shape.cutAfter, marksEnd {
+                shown += String(repeating: " ", count: max(0, width - 1 - DisplayWidth.of(shown))) + "…"
+            }
+            return (shown, shape.cursorColumn)
+        }
+        let (shown, column) = window(width: width)
+        return (DisplayWidth.truncated(shown, to: width), column)
+    }
+
     /// The part of the text to show in a box `width` columns wide so that the cursor is
     /// visible, and the cursor's column inside the box. The text scrolls left only when the
     /// cursor would fall outside the box.

@@ -1,4 +1,5 @@
 import Testing
+import TetherTestSupport
 import TetherTerminal
 
 @Suite struct TextEditorTests {
@@ -129,5 +130,63 @@ import TetherTerminal
         #expect(editor.cursor == 10)
         #expect(editor.apply(.alt("x")) == .ignored, "another Alt key does nothing (it is not Esc then x)")
         #expect(editor.text == "Ada  Byron Lovelace")
+    }
+}
+
+extension TextEditorTests {
+    @Test func aBoxTooNarrowForTheTextMarksWhereItIsCut() {
+        // The cursor at the end: the start is hidden, and marked; the cursor after the text.
+        let end = TextEditor(text: "12.3456789012").display(width: 10)
+        #expect(end.text == "…56789012" && end.cursorColumn == 9)
+        // The cursor at the start: the end is hidden, and marked.
+        let start = TextEditor(text: "999999999.99", cursor: 0).display(width: 10)
+        #expect(start.text == "999999999…" && start.cursorColumn == 0)
+        // In the middle: both.
+        let middle = TextEditor(text: "abcdefghijklmnop", cursor: 12).display(width: 8)
+        #expect(middle.text == "…ghijklm…" || (middle.text.hasPrefix("…") && middle.text.hasSuffix("…")))
+        #expect(DisplayWidth.of(middle.text) == 8)
+        #expect(Self.character(in: middle.text, atColumn: middle.cursorColumn) == "m")
+        // What fits is shown whole, with no mark.
+        #expect(TextEditor(text: "12.5").display(width: 10) == ("12.5", 4))
+    }
+
+    /// The character drawn at `column` of `text`, or nil past its end.
+    static func character(in text: String, atColumn column: Int) -> Character? {
+        var x = 0
+        for character in text {
+            let width = DisplayWidth.of(character)
+            if column >= x && column < x + width { return character }
+            x += width
+        }
+        return nil
+    }
+
+    @Test(arguments: UInt64(1)...300)
+    func theCursorIsInsideTheBoxOnTheCharacterAfterIt(seed: UInt64) {
+        var random = SeededRandom(seed: seed)
+        let pool: [Character] = ["a", "中", "é", "1", ".", "👍"]
+        let text = String((0..<random.below(30)).map { _ in pool[random.below(pool.count)] })
+        let editor = TextEditor(text: text, cursor: random.below(text.count + 1))
+        let width = random.within(3...14)
+        let (shown, column) = editor.display(width: width)
+        #expect(DisplayWidth.of(shown) <= width, "seed \(seed)")
+        #expect(column >= 0 && column < width, "seed \(seed)")
+        let under = Self.character(in: shown, atColumn: column)
+        if editor.cursor < text.count {
+            #expect(under == Array(text)[editor.cursor], "seed \(seed): \(shown.debugDescription) column \(column)")
+        } else {
+            #expect(under == nil, "seed \(seed): the cursor after the text")
+        }
+        // Text hidden at an end is marked there: an end without the mark is the text's own end.
+        var core = Substring(shown)
+        if core.hasPrefix("…") { core = core.dropFirst() }
+        if core.hasSuffix("…") { core = core.dropLast() }
+        while core.last == " ", !text.hasSuffix(core) { core = core.dropLast() }   // padding before a final mark
+        #expect(core.isEmpty || text.contains(core), "seed \(seed): \(shown.debugDescription) is not a part of \(text.debugDescription)")
+        if !shown.hasPrefix("…") { #expect(text.hasPrefix(core), "seed \(seed): hidden start, unmarked") }
+        if !shown.hasSuffix("…"), !text.hasSuffix(core) {
+            // Only a wide character at the cursor, between two marks in a box too narrow for them.
+            #expect(width <= 4 && DisplayWidth.of(Array(text)[editor.cursor]) == 2, "seed \(seed): hidden end, unmarked")
+        }
     }
 }

@@ -6,8 +6,8 @@ import TetherTerminal
         let field = TextField("Name", width: 12)
         field.focusDidChange(true)
         type("Rutherford-Montgomery the Third", into: field)
-        // Focused: the end, where the cursor is.
-        #expect(field.rendered(width: 17, focused: true).lines == ["Name y the Third "])
+        // Focused: the end, where the cursor is, "…" where the start is hidden.
+        #expect(field.rendered(width: 17, focused: true).lines == ["Name … the Third "])
         // Not focused: the start, and "…" where it is cut (never the end cut on the left).
         field.focusDidChange(false)
         #expect(field.rendered(width: 17).lines == ["Name Rutherford-…"])
@@ -199,7 +199,7 @@ import TetherTerminal
     @Test func longTextScrollsInTheBox() {
         let field = TextField("N", text: "abcdefghij", width: 4)
         let screen = field.rendered(width: 8, focused: true)
-        #expect(screen.lines == ["N hij   "])
+        #expect(screen.lines == ["N …ij   "])   // "…": text before it is hidden
         #expect(screen.cursor == Position(x: 5, y: 0))
     }
 
