@@ -97,9 +97,13 @@ public final class InvoiceApp {
     public private(set) var isPickingCustomer = false
     /// Whether the edits are in the database, shown on the title row (see `SaveState`).
     public var saveState: SaveState {
+        if let fileProblem { return .notSaved(fileProblem) }
         if let failure { return .notSaved(failure) }
         return store.pendingRowCount > 0 ? .saving : .saved
     }
+    /// Why nothing can be written to the file any more (it was deleted or replaced), from the
+    /// moment the store says so, whether or not edits wait: shown until the app quits.
+    private var fileProblem: String?
     /// Why the last write failed, while edits still wait; nil once a write succeeded with
     /// nothing left waiting.
     private var failure: String?
@@ -145,6 +149,9 @@ public final class InvoiceApp {
     public private(set) var quitsWithoutSaving = false
     /// What quitting would lose, as the question said it (shown over the form while it waits).
     public private(set) var unsavedAtQuit: [String] = []
+    /// The notice that another program replaced what the user was typing in a field: shown on
+    /// the status line for as long as the focus stays in that field.
+    private var fieldNotice: (field: ObjectIdentifier, text: String)?
     /// Whether the focus was taken to the list because the line or invoice it was in was
     /// deleted by another program: text typed next is ignored, not taken as keys of the list.
     private var focusWasTaken = false
@@ -223,6 +230,11 @@ public final class InvoiceApp {
         form = Form([list, customer, note, discount, tax])
         customer.bind(to: channel(draft, \.text))
         bindFields(to: blank)
+        for (field, name) in [(note, "Note"), (discount, "Discount %"), (tax, "Tax %")] as [(AnyObject & Widget, String)] {
+            subscriptions.add(Self.replacements(of: field).subscribe(with: current) { [weak self] _, _ in
+                self?.replacedElsewhere(field, named: name)
+            })
+        }
 
         // First: the lists' first results read invoices' lines, which may fail.
         subscriptions.add(store.errors.subscribe(with: current) { [weak self] _, error in
@@ -447,7 +459,7 @@ public final class InvoiceApp {
             }
         }
         if !notWritten.isEmpty {
-            let reason = failure ?? "not written yet"
+            let reason = fileProblem ?? failure ?? "not written yet"
             unsaved.append("\(notWritten.joined(separator: ", ")) (\(reason))")
         }
         return unsaved
@@ -504,6 +516,13 @@ public final class InvoiceApp {
             return screen
         }
         let (body, bar) = screen.bounds.dividedRows(at: size.height - 1)
+        if let notice = fieldNotice {
+            if let focused = form.focusedWidget, ObjectIdentifier(focused) == notice.field {
+                if status.currentMessage == nil { status.setMessage(notice.text) }
+            } else {
+                fieldNotice = nil
+            }
+        }
         let state = saveState
         // The save state first (the path gives way to it), at the right of the title row.
         let stateText = DisplayWidth.truncated(state.text, to: max(0, size.width - 12))
@@ -909,7 +928,7 @@ public final class InvoiceApp {
         // An error on the status line stays: the notice does not cover it.
         let shown = status.currentMessage ?? ""
         // Nor does it cover the notice that the focus was taken (what it was in was deleted).
-        guard concerns, !focusWasTaken, !["Not saved", "Could not", "Cannot"].contains(where: shown.hasPrefix) else { return }
+        guard concerns, !focusWasTaken, fieldNotice == nil, !["Not saved", "Could not", "Cannot"].contains(where: shown.hasPrefix) else { return }
         status.setMessage("Invoice #\(invoice.number) was changed by another program.")
         needsDisplay()
     }
@@ -922,6 +941,31 @@ public final class InvoiceApp {
         if isPickingCustomer { closePicker() }
         if wasInAField { focusWasTaken = true }
         status.setMessage(message)
+        needsDisplay()
+    }
+
+    /// The replacements of what the user typed in `field`, a text or number field.
+    private static func replacements(of field: any Widget) -> Signal<String, Never> {
+        switch field {
+        case let text as TextField: text.replacedWhileEditing
+        case let number as NumberField<Int>: number.replacedWhileEditing
+        case let number as NumberField<Double>: number.replacedWhileEditing
+        case let number as NumberField<Double?>: number.replacedWhileEditing
+        case let number as NumberField<Money>: number.replacedWhileEditing
+        default: .never
+        }
+    }
+
+    /// Another program changed the property of the field being typed in (the last writer
+    /// wins): said for as long as the focus stays there, so the user sees why the text changed.
+    private func replacedElsewhere(_ field: any Widget, named name: String) {
+        guard form.isFocused(field) else { return }
+        let text = "\(name) was changed by another program while you typed; it shows the new value."
+        fieldNotice = (ObjectIdentifier(field), text)
+        // It says more than the invoice's notice: it takes its place.
+        if status.currentMessage == nil || status.currentMessage?.hasSuffix("was changed by another program.") == true {
+            status.setMessage(text)
+        }
         needsDisplay()
     }
 
@@ -1055,7 +1099,14 @@ public final class InvoiceApp {
         }
         let needsDisplay = self.needsDisplay
         let changes = CompoundDisposable()
-        for row in lineRows { changes.add(Tether.changes(of: row.line).subscribe(next: { _ in needsDisplay() })) }
+        for (index, row) in lineRows.enumerated() {
+            changes.add(Tether.changes(of: row.line).subscribe(next: { _ in needsDisplay() }))
+            for (field, name) in zip(row.fields, ["description", "quantity", "unit price"]) {
+                changes.add(Self.replacements(of: field).subscribe(with: current) { [weak self] _, _ in
+                    self?.replacedElsewhere(field, named: "Line \(index + 1) \(name)")
+                })
+            }
+        }
         lineChanges.inner = changes
         needsDisplay()
     }
@@ -1229,6 +1280,12 @@ public final class InvoiceApp {
     private func storeFailed(_ error: StoreError) {
         // The whole error (its SQL included) goes to the log; the form says it in words.
         Self.logger.error("\(error)")
+        if case .fileLost = error {
+            // Nothing typed from now on reaches a file: the title row says so at once.
+            fileProblem = SaveState.reason(for: error)
+            needsDisplay()
+            return
+        }
         if store.pendingRowCount > 0 {
             // Edits wait: the title row says so until a write succeeds. A line that breaks
             // its rule is shown beside the lines too.

@@ -68,18 +68,33 @@ public enum InvoiceFileError: Error, Equatable, CustomStringConvertible {
 /// store created the table from the model) has that migration recorded first, after checking
 /// that its table is the one the file describes; `005_invoice_lines.sql` then converts it.
 func prepareInvoiceFile(path: String, migrator: Migrator, busyTimeout: Duration, adopting: Bool = false) throws -> Bool {
-    let connection = try Connection(path: path, options: Connection.Options(busyTimeout: busyTimeout))
     let firstVersion = try migration("003_invoice.sql", in: migrator)
-    // Tables of another program, in a file without invoices: not touched unless adopted.
+    // Tables of another program, in a file without invoices: not touched unless adopted. An
+    // existing file is looked at read-only first, its journal mode left alone, so that a file
+    // refused is left byte for byte as it was.
     let ours: Set<String> = ["Invoice", "Customer", "InvoiceLine"]
-    let others = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        .compactMap { row -> String? in
+    func otherTables(in connection: Connection) throws -> [String] {
+        try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").compactMap { row -> String? in
             guard case .text(let name) = row.values.first else { return nil }
             return ours.contains(name) || name.hasPrefix("tether_") || name.hasPrefix("sqlite_") ? nil : name
         }
-    if !others.isEmpty, !(try connection.tableExists("Invoice")), !adopting {
-        throw InvoiceFileError.otherProgramsTables(path: path, tables: others)
     }
+    var others: [String] = []
+    if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size > 0 {
+        let look = try Connection(path: path, options: Connection.Options(readOnly: true, busyTimeout: busyTimeout, journalMode: nil))
+        others = try otherTables(in: look)
+        let hasInvoices = try look.tableExists("Invoice")
+        if !others.isEmpty, !hasInvoices, !adopting {
+            throw InvoiceFileError.otherProgramsTables(path: path, tables: others)
+        }
+        if hasInvoices, !(try look.tableExists(Migrator.tableName)) {
+            // An Invoice table with no record of migrations at all: not the app's.
+            let columns = Set(try look.columns(in: "Invoice").map(\.name))
+            let missing = ["number", "customer", "note", "quantity", "unitPrice", "discount", "tax"].filter { !columns.contains($0) }
+            throw InvoiceFileError.foreignInvoiceTable(path: path, missing: missing + ["Tether's record of migrations"])
+        }
+    }
+    let connection = try Connection(path: path, options: Connection.Options(busyTimeout: busyTimeout))
     /// Whether the file has an `Invoice` table that no record says `003_invoice.sql` made.
     func unrecorded() throws -> Bool {
         guard try connection.tableExists("Invoice") else { return false }

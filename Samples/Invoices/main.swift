@@ -40,11 +40,20 @@ if let problem = terminalProblem(environment: environment, standardInputIsTermin
     fail(problem, status: 1)
 }
 
+// The default file's folder is made (the XDG data folder, on a first run); a folder given with
+// --database must exist: a mistyped path never grows folders and example invoices.
 let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-do {
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-} catch {
-    fail("cannot create \(directory): \(error.localizedDescription)", status: 1)
+if options.database == nil {
+    do {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    } catch {
+        fail("cannot create \(directory): \(error.localizedDescription)", status: 1)
+    }
+} else {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        fail("the folder \(directory) does not exist: create it first, or give another --database", status: 1)
+    }
 }
 
 let terminal = Terminal()

@@ -83,3 +83,39 @@ extension InvoicesE2ETests {
         #expect(try row(pane.database, number: 1, "note") == ["Analytical engine"])
     }
 }
+
+extension InvoicesE2ETests {
+    @Test func twoCopiesTypingInTheSameFieldAtOnceSayWhenTheOtherReplacedTheText() throws {
+        let first = try TmuxPane()
+        defer { first.close() }
+        let second = try TmuxPane(database: first.database)
+        defer { second.close() }
+        try first.launch()
+        try second.launch()
+        try first.keys("Tab", "Tab")                            // #1's note in both
+        try second.keys("Tab", "Tab")
+        for round in 0..<20 {
+            try first.type("a")
+            try second.type("b")
+            if round % 4 == 0 { usleep(30_000) }                // let commits cross
+        }
+        let notice = "Note was changed by another program while you typed; it shows the new value."
+        // Last writer wins: both copies end on what the file holds, and a copy whose text was
+        // replaced says so while its focus stays in the field.
+        let deadline = ContinuousClock.now + .seconds(10)
+        var note = ""
+        var screens = ("", "")
+        repeat {
+            usleep(100_000)
+            guard case .text(let text)? = try row(first.database, number: 1, "note").first else { continue }
+            note = text
+            screens = (try first.capture(), try second.capture())
+        } while !(screens.0.contains("Note       \(note)") && screens.1.contains("Note       \(note)")) && ContinuousClock.now < deadline
+        #expect(screens.0.contains("Note       \(note)") && screens.1.contains("Note       \(note)"), "both copies show the file's note \(note)")
+        #expect(screens.0.contains(notice) || screens.1.contains(notice), "the copy whose typing was replaced says so:\n\(screens.0)\n\(screens.1)")
+        try first.keys("C-c")
+        try second.keys("C-c")
+        try first.waitForPrompt()
+        try second.waitForPrompt()
+    }
+}

@@ -354,11 +354,21 @@ struct InvoicesE2ETests {
         try second.launch()
         try first.keys("Tab", "Tab", "End")                     // both in #1's note
         try second.keys("Tab", "Tab", "End")
+        // Each copy's text is replaced by the other's, and the field says so, by name.
+        let notice = "Note was changed by another program while you typed; it shows the new value."
+        /// Whether the note shown ends with `letter`.
+        func noteEnds(with letter: Character) -> (String) -> Bool {
+            { screen in
+                screen.split(separator: "\n").contains { $0.contains("Note       ") && $0.trimmingCharacters(in: .whitespaces).last == letter }
+            }
+        }
         for round in 0..<5 {
             try first.type("a")
-            try second.waitFor("the first copy's letter (round \(round))", showing: ["Invoice #1 was changed by another program."])
+            try second.waitFor("the first copy's letter (round \(round))", noteEnds(with: "a"))
+            if round > 0 { try second.waitFor("the notice in the second copy", showing: [notice]) }
             try second.type("b")
-            try first.waitFor("the second copy's letter (round \(round))", showing: ["Invoice #1 was changed by another program."])
+            try first.waitFor("the second copy's letter (round \(round))", noteEnds(with: "b"))
+            try first.waitFor("the notice in the first copy", showing: [notice])
         }
         // Last writer wins per field: both show the database's note once they are quiet.
         try first.keys("C-c")

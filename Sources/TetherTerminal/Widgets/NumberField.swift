@@ -44,10 +44,13 @@ public final class NumberField<Value: Equatable & Sendable>: Widget {
         var original: Value?
         /// Whether the field has the focus.
         var isFocused = false
+        /// Whether the user changed the text since the field got the focus or a value arrived.
+        var edited = false
         var channel: Channel<Value>
     }
 
     private let state: _Locked<State>
+    private let replacedSubject = Subject<String, Never>()
     /// The subscription to the current channel's `leading` end.
     private let subscription = SerialDisposable()
     /// The binding made by `bind(to:)`.
@@ -113,21 +116,36 @@ public final class NumberField<Value: Equatable & Sendable>: Widget {
         let state = self.state
         let parse = self.parse
         let format = self.format
+        let replaced = replacedSubject
         subscription.inner = channel.leading.signal.subscribe(next: { value in
-            state.withLock { state in
+            let replacedEdit: String? = state.withLock { state in
                 // Values of a channel that was replaced are not shown.
-                guard state.channel === channel else { return }
+                guard state.channel === channel else { return nil }
                 state.value = value
                 state.original = value
                 // Invalid text the user is typing is a draft: keep it.
-                if state.error != nil && state.isFocused { return }
+                if state.error != nil && state.isFocused { return nil }
                 state.error = nil
+                let wasEdit = state.isFocused && state.edited
+                state.edited = false
                 // Valid text that already means this value keeps the user's spelling ("12.50").
-                if case .success(let shown) = parse(state.editor.text), shown == value { return }
+                if case .success(let shown) = parse(state.editor.text), shown == value { return nil }
                 state.editor.setText(format(value))
+                return wasEdit ? state.editor.text : nil
             }
+            // Told after the lock is released.
+            if let replacedEdit { replaced.sendNext(replacedEdit) }
         })
     }
+
+    /// Sends the new text each time a value arriving on the channel replaces valid text the
+    /// user was editing in the focused field (another copy of the app changed the same
+    /// property: the last writer wins). Invalid text is never replaced: it stays as a draft.
+    ///
+    /// ```swift
+    /// quantity.replacedWhileEditing.subscribe(next: { _ in status.setMessage("Quantity was changed elsewhere") })
+    /// ```
+    public var replacedWhileEditing: Signal<String, Never> { replacedSubject.signal }
 
     /// The text shown (valid or not).
     public var text: String { state.withLock { $0.editor.text } }
@@ -163,6 +181,7 @@ public final class NumberField<Value: Equatable & Sendable>: Widget {
                 case .ignored: return (.ignored, nil)
                 case .moved: return (.handled, nil)
                 case .edited:
+                    state.edited = true
                     switch parse(state.editor.text) {
                     case .success(let value):
                         state.error = nil
@@ -212,6 +231,7 @@ public final class NumberField<Value: Equatable & Sendable>: Widget {
     public func focusDidChange(_ isFocused: Bool) {
         state.withLock { state in
             state.isFocused = isFocused
+            state.edited = false
             guard isFocused, state.error == nil else { return }
             state.original = state.value
         }

@@ -32,9 +32,14 @@ public final class TextField: Widget {
         /// What Esc returns to.
         var original: String
         var channel: Channel<String>
+        /// Whether the field has the focus.
+        var isFocused = false
+        /// Whether the user changed the text since the field got the focus or a value arrived.
+        var edited = false
     }
 
     private let state: _Locked<State>
+    private let replacedSubject = Subject<String, Never>()
     /// The subscription to the current channel's `leading` end.
     private let subscription = SerialDisposable()
     /// The binding made by `bind(to:)`.
@@ -82,17 +87,32 @@ public final class TextField: Widget {
     /// Shows the values arriving at `channel.leading` from now on.
     private func attach(_ channel: Channel<String>) {
         let state = self.state
+        let replaced = replacedSubject
         subscription.inner = channel.leading.signal.subscribe(next: { value in
-            state.withLock { state in
+            let replacedEdit: String? = state.withLock { state in
                 // Values of a channel that was replaced are not shown.
-                guard state.channel === channel else { return }
+                guard state.channel === channel else { return nil }
+                let wasEdit = state.isFocused && state.edited && value != state.editor.text
                 if value != state.editor.text {
                     state.editor.setText(value)
                 }
                 state.original = value
+                state.edited = false
+                return wasEdit ? value : nil
             }
+            // Told after the lock is released.
+            if let replacedEdit { replaced.sendNext(replacedEdit) }
         })
     }
+
+    /// Sends the new text each time a value arriving on the channel replaces text the user was
+    /// editing in the focused field (another copy of the app changed the same property: the
+    /// last writer wins, and what the user typed is gone). An app says so, where the user looks.
+    ///
+    /// ```swift
+    /// note.replacedWhileEditing.subscribe(next: { _ in status.setMessage("Note was changed elsewhere") })
+    /// ```
+    public var replacedWhileEditing: Signal<String, Never> { replacedSubject.signal }
 
     /// The text shown.
     public var text: String { state.withLock { $0.editor.text } }
@@ -117,7 +137,9 @@ public final class TextField: Widget {
         default:
             let (result, send): (KeyResult, (text: String, channel: Channel<String>)?) = state.withLock { state in
                 switch state.editor.apply(key) {
-                case .edited: return (.handled, (state.editor.text, state.channel))
+                case .edited:
+                    state.edited = true
+                    return (.handled, (state.editor.text, state.channel))
                 case .moved: return (.handled, nil)
                 case .ignored: return (.ignored, nil)
                 }
@@ -145,8 +167,11 @@ public final class TextField: Widget {
 
     /// Starts a new edit when the field gets the focus: Esc returns to the text it has now.
     public func focusDidChange(_ isFocused: Bool) {
-        guard isFocused else { return }
-        state.withLock { $0.original = $0.editor.text }
+        state.withLock { state in
+            state.isFocused = isFocused
+            state.edited = false
+            if isFocused { state.original = state.editor.text }
+        }
     }
 
     /// Draws the label, then the box with the text; a focused field places the cursor.

@@ -216,3 +216,41 @@ import TetherTerminal
         channel.following.sendNext("late")
     }
 }
+
+extension TextFieldTests {
+    @Test func aValueThatReplacesWhatTheUserTypedIsTold() {
+        let field = TextField("Note")
+        let replaced = Recorder<String>()
+        let subscription = replaced.record(field.replacedWhileEditing)
+        defer { subscription.dispose() }
+        field.channel.following.sendNext("from the model")     // not focused: nothing typed, nothing lost
+        field.focusDidChange(true)
+        field.channel.following.sendNext("again")              // focused, but nothing typed yet
+        #expect(replaced.values == [])
+        type("!", into: field)
+        field.channel.following.sendNext("theirs")             // typed text replaced: told
+        #expect(field.text == "theirs")
+        #expect(replaced.values == ["theirs"])
+        field.channel.following.sendNext("theirs, later")      // nothing typed since: not told again
+        #expect(replaced.values == ["theirs"])
+        field.focusDidChange(false)
+        type("x", into: field)
+        field.channel.following.sendNext("unfocused")
+        #expect(replaced.values == ["theirs"])
+    }
+
+    @Test func aNumberFieldTellsTooButKeepsAnInvalidDraft() {
+        let field = NumberField<Int>.integer("Qty")
+        let replaced = Recorder<String>()
+        let subscription = replaced.record(field.replacedWhileEditing)
+        defer { subscription.dispose() }
+        field.channel.following.sendNext(1)
+        field.focusDidChange(true)
+        type("2", into: field)                                  // "12"
+        field.channel.following.sendNext(7)
+        #expect(field.text == "7" && replaced.values == ["7"])
+        type("x", into: field)                                  // invalid: a draft
+        field.channel.following.sendNext(8)
+        #expect(field.text == "7x" && replaced.values == ["7"], "the draft is kept, nothing replaced")
+    }
+}
