@@ -1,3 +1,4 @@
+import Foundation
 import TetherSQLite
 import TetherTerminal
 
@@ -74,15 +75,20 @@ public final class InvoiceLineRow {
         }
     }
 
-    /// Parses a unit price: a decimal (`12.50`, `0.125`) from 0 to 1,000,000,000, of at most
-    /// 15 significant digits (what is stored exactly).
+    /// Parses a unit price: a decimal of `NumberText`'s grammar, with its messages (`12.50`,
+    /// `0.125`), from 0 to 1,000,000,000, of at most 15 significant digits (what is stored
+    /// exactly).
     ///
     /// ```swift
     /// InvoiceLineRow.parseUnitPrice("12.5")   // .success(12.50)
     /// InvoiceLineRow.parseUnitPrice("1e3")    // .failure("not a number")
+    /// InvoiceLineRow.parseUnitPrice("1,5")    // .failure("use a dot for decimals, as in 12.5")
     /// ```
     public nonisolated static func parseUnitPrice(_ text: String) -> Result<Money, InvalidInput> {
-        guard let money = Money(text) else { return .failure(InvalidInput("not a number")) }
+        if let error = NumberText.syntaxError(in: text) { return .failure(error) }
+        guard let money = Money(text.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "+", with: "")) else {
+            return .failure(InvalidInput("not a number"))
+        }
         guard money >= .zero, money <= Money(1_000_000_000) else {
             return .failure(InvalidInput("must be between 0 and 1000000000"))
         }

@@ -60,3 +60,27 @@ extension InvoicesE2ETests {
         try pane.waitForPrompt()
     }
 }
+
+extension InvoicesE2ETests {
+    @Test func everyNumberFieldTakesTheSameGrammarWithTheSameMessages() throws {
+        let pane = try TmuxPane()
+        defer { pane.close() }
+        try pane.launch()
+        try pane.keys("Tab", "Tab", "Tab", "Tab", "Tab", "C-u")   // line 1's unit price
+        for (text, message) in [("1e3", "not a number"), ("1,5", "use a dot for decimals, as in 12.5"), ("", "enter a number")] {
+            try pane.keys("C-u")
+            if !text.isEmpty { try pane.type(text) }
+            try pane.waitFor("the unit price's message for \(text.debugDescription)", showing: ["! line 1 unit price: \(message)"])
+        }
+        try pane.keys("Escape")
+        for _ in 0..<5 { try pane.keys("Tab") }                    // Tax %
+        for (text, message) in [("1e2", "not a number"), ("1,5", "use a dot for decimals, as in 12.5"), ("", "enter a number")] {
+            try pane.keys("C-u")
+            if !text.isEmpty { try pane.type(text) }
+            try pane.waitFor("the tax's message for \(text.debugDescription)", showing: ["Tax %      \(text)", "! \(message)"])
+        }
+        try pane.keys("Escape", "C-c")
+        try pane.waitForPrompt()
+        #expect(try row(pane.database, number: 1, "tax, InvoiceLine.unitPrice") == [20.0, 1250.0])
+    }
+}

@@ -261,20 +261,44 @@ import TetherTerminal
         #expect(NumberText.parseInteger("") == .failure(InvalidInput("enter a whole number")))
         #expect(NumberText.parseInteger("99999999999999999999") == .failure(InvalidInput("number too large")))
         #expect(NumberText.parseInteger("٣") == .failure(InvalidInput("not a whole number")))   // Arabic-Indic 3
+        #expect(NumberText.parseInteger("12.0") == .success(12), "names a whole number")
+        #expect(NumberText.parseInteger("1e3") == .failure(InvalidInput("not a whole number")))
+        #expect(NumberText.parseInteger("1,5") == .failure(InvalidInput("not a whole number")))
+    }
+
+    @Test func oneGrammarAndOneSetOfMessagesForEveryField() {
+        // What a field of whole numbers and a field of decimals say, for the same text.
+        let cases: [(text: String, decimal: String?, whole: String?)] = [
+            ("", "enter a number", "enter a whole number"),
+            ("  ", "enter a number", "enter a whole number"),
+            ("1e2", "not a number", "not a whole number"),
+            ("1e3", "not a number", "not a whole number"),
+            ("1,5", "use a dot for decimals, as in 12.5", "not a whole number"),
+            ("1.5", nil, "not a whole number"),
+            ("abc", "not a number", "not a whole number"),
+            ("0x10", "not a number", "not a whole number"),
+            ("+12", nil, nil),
+            (" 12 ", nil, nil),
+        ]
+        for (text, decimal, whole) in cases {
+            #expect(NumberText.syntaxError(in: text)?.message == decimal, "\(text.debugDescription)")
+            #expect(NumberText.syntaxError(in: text, wholeNumber: true)?.message == whole, "\(text.debugDescription)")
+            if let decimal { #expect(NumberText.parseDecimal(text) == .failure(InvalidInput(decimal))) }
+        }
     }
 
     @Test func decimals() {
         #expect(NumberText.parseDecimal("12.5") == .success(12.5))
         #expect(NumberText.parseDecimal(".5") == .success(0.5))
         #expect(NumberText.parseDecimal("5.") == .success(5))
-        #expect(NumberText.parseDecimal("-1e3") == .success(-1000))
+        #expect(NumberText.parseDecimal("-1e3") == .failure(InvalidInput("not a number")), "no exponent")
         #expect(NumberText.parseDecimal("12,5") == .failure(InvalidInput("use a dot for decimals, as in 12.5")))
         #expect(NumberText.parseDecimal("1,000.5") == .failure(InvalidInput("not a number")))
         #expect(NumberText.parseDecimal("abc") == .failure(InvalidInput("not a number")))
         #expect(NumberText.parseDecimal("inf") == .failure(InvalidInput("not a number")))
         #expect(NumberText.parseDecimal("nan") == .failure(InvalidInput("not a number")))
         #expect(NumberText.parseDecimal("0x10") == .failure(InvalidInput("not a number")))
-        #expect(NumberText.parseDecimal("1e999") == .failure(InvalidInput("number too large")))
+        #expect(NumberText.parseDecimal("1" + String(repeating: "0", count: 400)) == .failure(InvalidInput("number too large")))
         #expect(NumberText.parseDecimal(".") == .failure(InvalidInput("not a number")))
         #expect(NumberText.parseDecimal("") == .failure(InvalidInput("enter a number")))
     }
@@ -284,7 +308,10 @@ import TetherTerminal
         #expect(NumberText.format(-0.0) == "0")
         #expect(NumberText.format(12.5) == "12.5")
         #expect(NumberText.format(0.1) == "0.1")
-        for value in [0.1, 12.5, 1e-7, 123456.789, 1e20, -3.25] {
+        #expect(NumberText.format(1e-7) == "0.0000001", "never an exponent")
+        #expect(NumberText.format(1.5e20) == "150000000000000000000")
+        #expect(NumberText.format(-2.5e-9) == "-0.0000000025")
+        for value in [0.1, 12.5, 1e-7, 123456.789, 1e20, -3.25, 1.2345e-300, 9.87e300, Double.leastNonzeroMagnitude] {
             #expect(NumberText.parseDecimal(NumberText.format(value)) == .success(value))
         }
     }
