@@ -14,10 +14,10 @@ import Tether
 
 @Model
 final class Sum {
-    var a = 0.0
-    var b = 0.0
-    var c = 0.0
-    var sum: Double { a + b + c }
+    var a: Decimal = 0
+    var b: Decimal = 0
+    var c: Decimal = 0
+    var sum: Decimal { a + b + c }
 }
 
 print("y = a + b + c. Type `a 3`, `b 4`, `c 5` (Ctrl-D to quit).")

@@ -14,16 +14,16 @@ import Tether
 
 @Model
 final class Sum {
-    var a = 0.0
-    var b = 0.0
-    var c = 0.0
-    var sum: Double { a + b + c }
+    var a: Decimal = 0
+    var b: Decimal = 0
+    var c: Decimal = 0
+    var sum: Decimal { a + b + c }
 }
 
 /// One parsed input line: which field, and its new value.
 struct Input: Sendable {
     let field: String
-    let value: Double
+    let value: Decimal
 }
 
 enum InputError: Error, CustomStringConvertible {
@@ -35,16 +35,28 @@ enum InputError: Error, CustomStringConvertible {
     }
 }
 
+/// A number as a person types it (`3`, `-1`, `4.5`, `.5`), as an exact decimal: no exponent,
+/// `inf`, `nan` or hexadecimal, and at most 38 digits (what `Decimal` holds exactly).
+func decimal(_ text: String) -> Decimal? {
+    var digits = Substring(text)
+    if digits.first == "+" || digits.first == "-" { digits = digits.dropFirst() }
+    let parts = digits.split(separator: ".", omittingEmptySubsequences: false)
+    guard (1...2).contains(parts.count), parts.contains(where: { !$0.isEmpty }),
+          parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }), digits.filter(\.isNumber).count <= 38
+    else { return nil }
+    return Decimal(string: text.hasPrefix("+") ? String(text.dropFirst()) : text, locale: Locale(identifier: "en_US_POSIX"))
+}
+
 func parse(_ line: String) -> Result<Input, InputError> {
     let parts = line.split(whereSeparator: { $0 == " " || $0 == "=" || $0 == "\t" }).map(String.init)
-    guard parts.count == 2, ["a", "b", "c"].contains(parts[0]), let value = Double(parts[1]) else {
+    guard parts.count == 2, ["a", "b", "c"].contains(parts[0]), let value = decimal(parts[1]) else {
         return .failure(.malformed(line))
     }
     return .success(Input(field: parts[0], value: value))
 }
 
-func format(_ value: Double) -> String {
-    value.rounded() == value && abs(value) < 1e15 ? String(Int(value)) : String(value)
+func format(_ value: Decimal) -> String {
+    "\(value)"
 }
 
 print("y = a + b + c. Type `a 3`, `b 4`, `c 5` (Ctrl-D to quit).")
@@ -61,7 +73,7 @@ let inputs = lines.signal.compactMap { line -> Input? in
         return nil
     }
 }.share()
-func field(_ name: String) -> Signal<Double, Never> {
+func field(_ name: String) -> Signal<Decimal, Never> {
     inputs.filter { $0.field == name }.map(\.value)
 }
 
