@@ -820,6 +820,11 @@ public final class InvoiceApp {
             // next lands in the invoice now at its place.
             pendingDeletion = nil
             takeFocusToList(because: "Invoice #\(invoice.number) was deleted by another program.", fromAField: !form.isFocused(list))
+        } else if !form.isFocused(list) {
+            // Still stored, but no longer in the list (the filter no longer lets it through):
+            // the invoice now at its place is shown, and nothing typed next may land in it.
+            pendingDeletion = nil
+            takeFocusToList(because: "Invoice #\(invoice.number) was changed by another program and left the list.", fromAField: true)
         }
         select(list.selectedItem)
     }

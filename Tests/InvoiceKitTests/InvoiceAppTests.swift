@@ -675,6 +675,22 @@ struct InvoiceAppTests {
         #expect(h.app.current.invoice?.number == 2, "keys of the list work again")
     }
 
+    @Test func anInvoiceThatLeavesTheFilteredListUnderTheFocusTakesTheFocusToTheList() throws {
+        let h = try Harness()
+        h.press(.character("/"))
+        h.type("a")                                 // Ada Lovelace, Grace Hopper, Zhang Wei
+        h.press(.enter, .tab, .tab)                 // #1's note
+        #expect(h.app.form.isFocused(h.app.note) && h.app.current.invoice?.number == 1)
+        try Connection(path: h.database.path).execute("UPDATE Customer SET name = 'Bob' WHERE name = 'Ada Lovelace'")
+        try h.store.refresh()
+        #expect(h.app.form.isFocused(h.app.list), "the focus left the invoice that left the list")
+        #expect(h.app.status.currentMessage == "Invoice #1 was changed by another program and left the list.")
+        let shown = try #require(h.app.current.invoice)
+        let note = shown.note
+        h.type("typed on")
+        #expect(shown.note == note, "nothing typed landed in the invoice now shown")
+    }
+
     @Test func aLineDeletedHereTakesTheFocusToTheLineAtItsPlace() throws {
         let h = try Harness()
         h.app.form.focus(h.app.lineRows[0].quantity)

@@ -514,6 +514,21 @@ extension Store {
         if let failure { throw failure }
     }
 
+    /// The children appended to a stored parent's collection whose insert failed (busy,
+    /// read-only...) and waits for a retry: changes not written, like the pending rows.
+    func unsavedChildren() -> [AnyObject] {
+        guard !state.unsavedCollections.isEmpty else { return [] }
+        var children: [AnyObject] = []
+        for (_, (box, relation)) in state.unsavedCollections {
+            guard let parent = box.model, let childTable = state.tablesByName[relation.childTable],
+                  parentTableRowID(parent, relation) > 0 else { continue }
+            children += relation.relationship.read(parent).filter { child in
+                childTable.registrarOf(child).pointee.rowID.load(ordering: .relaxed) == 0
+            }
+        }
+        return children
+    }
+
     /// The row id of a parent of `relation` (0: not stored; negative: deleted).
     private func parentTableRowID(_ parent: AnyObject, _ relation: _ToMany) -> Int64 {
         guard let table = state.tablesByName[relation.parentTable] else { return 0 }

@@ -163,17 +163,20 @@ extension Store {
         return failures.isEmpty ? nil : ValidationError(model: row.table.definition.modelName, id: row.key.id, failures: failures)
     }
 
-    /// The number of rows with changes not yet committed: pending, or in a commit that has not
-    /// finished yet.
+    /// The number of rows with changes not yet committed: pending, in a commit that has not
+    /// finished yet, or appended to a collection and not inserted yet (the insert failed and
+    /// waits for a retry).
     public var pendingRowCount: Int {
-        guard !state.inFlight.isEmpty else { return state.dirty.count }
+        let unsaved = state.unsavedCollections.isEmpty ? 0 : unsavedChildren().count
+        guard !state.inFlight.isEmpty else { return state.dirty.count + unsaved }
         var rows = Set(state.dirty.keys)
         for taken in state.inFlight.values { rows.formUnion(taken.lazy.map(\.object)) }
-        return rows.count
+        return rows.count + unsaved
     }
 
     /// The models with changes not committed yet: pending (for the end of the turn, for a retry,
-    /// or kept back because they break a rule) or in a commit that has not finished, each once.
+    /// or kept back because they break a rule), in a commit that has not finished, or appended
+    /// to a collection and not inserted yet, each once.
     /// What an app names when it asks before quitting with changes it could not write.
     ///
     /// ```swift
@@ -194,6 +197,7 @@ extension Store {
             seen.insert(object)
             models.append(row.model)
         }
+        for child in unsavedChildren() where seen.insert(ObjectIdentifier(child)).inserted { models.append(child) }
         return models
     }
 

@@ -1,5 +1,3 @@
-import TetherTerminal
-import TetherTestSupport
 
 /// Random text from every corner of Unicode, for fuzzing: scalars of every general category
 /// (controls, format characters, marks alone, line and paragraph separators, private use,
@@ -7,7 +5,7 @@ import TetherTestSupport
 /// and the sequences terminals disagree about (emoji joined by ZWJ, skin tones, flags and tag
 /// flags, keycaps, variation selectors, Indic conjuncts, Hangul jamo, right-to-left text with
 /// bidirectional controls), escape sequences as text, CR LF.
-enum RandomText {
+public enum RandomText {
     /// Scalars by general category, found once by walking every scalar.
     private static let pools: [[Unicode.Scalar]] = {
         var byCategory: [String: [Unicode.Scalar]] = [:]
@@ -19,7 +17,7 @@ enum RandomText {
     }()
 
     /// Pieces that are not single random scalars.
-    static let sequences: [String] = [
+    public static let sequences: [String] = [
         "👨\u{200D}👩\u{200D}👧", "🧑\u{200D}💻", "👍🏽", "☝🏽", "🏽", "🇺🇸", "🇨🇳🇯", "🇦",
         "🏴\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}", "#\u{FE0F}\u{20E3}", "❤\u{FE0F}", "⚠\u{FE0E}",
         "क्षि", "क्ष्म", "कि", "กำ", "\u{1100}\u{1161}\u{11A8}", "\u{1161}", "가\u{11A8}",
@@ -32,7 +30,7 @@ enum RandomText {
     ]
 
     /// A random piece: a scalar of a random category, or a sequence.
-    static func piece(_ random: inout SeededRandom) -> String {
+    public static func piece(_ random: inout SeededRandom) -> String {
         if random.chance(30) { return sequences[random.below(sequences.count)] }
         if random.chance(20) { return String(Character(Unicode.Scalar(UInt8(random.within(0x20...0x7e))))) }
         let pool = pools[random.below(pools.count)]
@@ -40,32 +38,10 @@ enum RandomText {
     }
 
     /// Random text of up to `maximum` pieces (often short, sometimes long).
-    static func text(_ random: inout SeededRandom, maximum: Int = 40) -> String {
+    public static func text(_ random: inout SeededRandom, maximum: Int = 40) -> String {
         let count = random.chance(10) ? random.below(maximum * 5 + 1) : random.below(maximum + 1)
         var text = ""
         for _ in 0..<count { text += piece(&random) }
         return text
-    }
-
-    /// A random key, typed text and pastes included.
-    static func key(_ random: inout SeededRandom) -> Key {
-        switch random.below(20) {
-        case 0: return .backspace
-        case 1: return .delete
-        case 2: return .left
-        case 3: return .right
-        case 4: return .home
-        case 5: return .end
-        case 6: return .paste(text(&random, maximum: 10))
-        case 7: return .control("u")
-        case 8: return .control("k")
-        case 9: return .alt("b")
-        case 10: return .alt("f")
-        case 11: return .escape
-        case 12: return .enter
-        default:
-            let piece = self.piece(&random)
-            return .character(piece.first ?? "x")
-        }
     }
 }
