@@ -86,6 +86,9 @@ let package = Package(
         // What the tests and the torture executable share (a seeded random generator, an
         // executor that moves an actor between threads).
         .target(name: "TetherTestSupport", path: "Tests/TestSupport"),
+        // The key decoder, widgets and renderer under libFuzzer (scripts/fuzz-terminal builds it
+        // with -sanitize=fuzzer); built plainly, it replays inputs.
+        .executableTarget(name: "terminal-fuzz", dependencies: ["TetherTerminal"], path: "Tests/TerminalFuzz"),
         // InvoiceKit: schema/003_invoice.sql is the sample's Invoice table, checked against it.
         .testTarget(
             name: "TetherSQLiteTests",

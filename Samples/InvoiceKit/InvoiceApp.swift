@@ -69,8 +69,10 @@ public final class InvoiceApp {
     public let list: ListView<Invoice>
     /// Who the invoice is for: shows the customer's name; typing in it picks another.
     public let customer = TextField("Customer", width: 40)
+    /// The customer picker: the choices while the customer is being chosen.
+    public private(set) var picker: CustomerPicker!
     /// The picker's choices while the customer is being chosen.
-    public let customerChoices = ListView<CustomerChoice>(height: 8) { $0.title }
+    public var customerChoices: ListView<CustomerChoice> { picker.choices }
     /// A note.
     public let note = TextField("Note", width: 50)
     /// The selected invoice's lines, top to bottom.
@@ -94,7 +96,7 @@ public final class InvoiceApp {
     /// Made again when the lines change.
     public private(set) var form: Form
     /// Whether the customer picker is open.
-    public private(set) var isPickingCustomer = false
+    public var isPickingCustomer: Bool { picker.isOpen }
     /// Whether the edits are in the database, shown on the title row (see `SaveState`).
     public var saveState: SaveState {
         if let fileProblem { return .notSaved(fileProblem) }
@@ -158,8 +160,6 @@ public final class InvoiceApp {
     /// The lines this app deleted (Ctrl-K): the focus in one goes to the line at its place;
     /// in a line another program deleted, it goes to the list.
     private var linesDeletedHere = Set<ObjectIdentifier>()
-    /// Whether the picker shows every customer (opened with Enter, nothing typed yet).
-    private var showsAllCustomers = false
 
     private let needsDisplay: @Sendable () -> Void
     /// The columns of a list row now (39 in a 120-column window): set by `render`, read by the
@@ -171,11 +171,6 @@ public final class InvoiceApp {
     private var isTooSmall: Bool { size.width < Self.minimumSize.width || size.height < Self.minimumSize.height }
     /// What the fields are bound to while no invoice is selected (never stored, never shown).
     private let blank = Invoice()
-    /// The text of the customer field.
-    private let draft = CustomerDraft()
-    /// The store's customers, by name: read when the picker first opens, live from then on.
-    private var customers: [Customer] = []
-    private var readsCustomers = false
     /// What the next key answers: a deletion asked about.
     private var pendingDeletion: Deletion?
     /// An invoice this app added that the list has not shown yet.
@@ -228,7 +223,6 @@ public final class InvoiceApp {
         taxAmount = ComputedField("Tax", observe(current, \.invoice?.taxAmount), width: Self.totalWidth, alignment: .trailing, format: money)
         total = ComputedField("Total", observe(current, \.invoice?.total), width: Self.totalWidth, alignment: .trailing, format: money)
         form = Form([list, customer, note, discount, tax])
-        customer.bind(to: channel(draft, \.text))
         bindFields(to: blank)
         for (field, name) in [(note, "Note"), (discount, "Discount %"), (tax, "Tax %")] as [(AnyObject & Widget, String)] {
             subscriptions.add(Self.replacements(of: field).subscribe(with: current) { [weak self] _, _ in
@@ -237,6 +231,7 @@ public final class InvoiceApp {
         }
 
         // First: the lists' first results read invoices' lines, which may fail.
+        picker = CustomerPicker(store: store, field: customer, report: { [weak self] in self?.report($0) }, needsDisplay: needsDisplay)
         subscriptions.add(store.errors.subscribe(with: current) { [weak self] _, error in
             self?.storeFailed(error)
         })
@@ -379,7 +374,7 @@ public final class InvoiceApp {
             // Like a field whose text is selected: a character starts a new name, Backspace
             // and Delete edit the name shown, Enter shows every customer.
             switch key {
-            case .character, .paste: draft.text = ""
+            case .character, .paste: picker.draft.text = ""
             default: break
             }
             if key != .enter { _ = customer.handle(key) }
@@ -656,13 +651,8 @@ public final class InvoiceApp {
         }
         y += 1
         row([discount, tax, Label(""), subtotal, discountAmount, taxAmount, total])
-        if isPickingCustomer {
-            // The picker covers what is under the customer field.
-            let height = max(0, min(customerChoices.height, customerChoices.items.count, rect.maxY - rect.y - 1))
-            screen.fill(Rect(x: rect.x, y: rect.y + 1, width: rect.width, height: height), style: theme.listItem)
-            let pickerRect = Rect(x: rect.x + form.labelWidth + 1, y: rect.y + 1, width: max(0, min(40, rect.width - form.labelWidth - 1)), height: height)
-            customerChoices.render(into: &screen, in: pickerRect, context: RenderContext(isFocused: true, theme: theme))
-        }
+        // The picker covers what is under the customer field.
+        picker.render(into: &screen, in: rect, labelWidth: form.labelWidth, theme: theme)
     }
 
     /// One row of the list, `width` columns: the number, the customer (cut to fit, by display
@@ -1153,98 +1143,36 @@ public final class InvoiceApp {
 
     // MARK: Customers
 
-    /// Starts the live list of customers (once: the picker needs them, the first screen does not).
-    private func readCustomers() {
-        guard !readsCustomers else { return }
-        readsCustomers = true
-        subscriptions.add(customerList(store).subscribe(
-            with: current,
-            next: { [weak self] _, customers in self?.showCustomers(Array(customers)) },
-            error: { [weak self] _, error in self?.report("Cannot read the customers: \(error)") }
-        ))
-    }
-
-    private func showCustomers(_ customers: [Customer]) {
-        self.customers = customers
-        if isPickingCustomer { refreshChoices() }
-        needsDisplay()
-    }
-
     /// The selected invoice's customer's name changed (another customer was chosen, the
     /// customer was renamed, another invoice was selected): the field shows it, unless the user
     /// is typing in it.
     private func customerNameChanged(_ name: String) {
         guard !isPickingCustomer else { return }
-        draft.text = name
+        picker.show(name: name)
         customer.focusDidChange(form.isFocused(customer))
     }
 
     /// Opens the picker with the choices for the text typed, or with every customer and the
     /// invoice's own highlighted.
     private func openPicker(showingAll: Bool) {
-        isPickingCustomer = true
-        showsAllCustomers = showingAll
-        readCustomers()
-        refreshChoices()
-        if showingAll, let own = current.invoice?.customer,
-           let index = customerChoices.items.firstIndex(where: { if case .customer(let c) = $0 { return c === own } else { return false } }) {
-            customerChoices.select(index)
-        }
-    }
-
-    private func refreshChoices() {
-        let choices = CustomerChoice.choices(for: showsAllCustomers ? "" : draft.text, among: customers)
-        // Keep the highlighted customer highlighted when the list changes under it.
-        let previous = customerChoices.selectedItem
-        customerChoices.setItems(choices)
-        if case .customer(let kept)? = previous {
-            if let index = choices.firstIndex(where: { if case .customer(let c) = $0 { return c === kept } else { return false } }) {
-                customerChoices.select(index)
-                return
-            }
-            if !customers.contains(where: { $0 === kept }) {
-                // The highlighted customer was deleted by another program: nothing is
-                // highlighted, so Enter cannot give the invoice a customer the user did not choose.
-                customerChoices.select(nil)
-                status.setMessage("Customer \(kept.name) was deleted by another program.")
-                return
-            }
-        }
-        customerChoices.select(0)
+        picker.open(showingAll: showingAll, highlighting: current.invoice?.customer)
     }
 
     private func closePicker() {
-        guard isPickingCustomer else { return }
-        isPickingCustomer = false
-        draft.text = current.invoice?.customerName ?? ""
+        picker.close(showing: current.invoice?.customerName ?? "")
     }
 
     private func handlePicking(_ key: Key) {
-        switch key {
-        case .up, .down, .pageUp, .pageDown:
-            _ = customerChoices.handle(key)
-        case .enter:
-            pick(customerChoices.selectedItem)
-        case .tab:
-            pick(customerChoices.selectedItem)
-            form.focusNext()
-        case .backTab:
-            pick(customerChoices.selectedItem)
-            form.focusPrevious()
-        case .escape:
-            closePicker()
-        case .control("d"):
-            if case .customer(let chosen)? = customerChoices.selectedItem {
-                pendingDeletion = .customer(chosen)
-                status.setMessage("Delete customer \(chosen.name)? y/n")
-            } else {
-                status.setMessage("Choose a customer to delete.")
-            }
-        default:
-            if customer.handle(key) == .handled {
-                showsAllCustomers = false
-                refreshChoices()
-            }
+        switch picker.handle(key) {
+        case .handled: break
+        case .picked(let choice, let movingFocus):
+            pick(choice)
+            if movingFocus > 0 { form.focusNext() } else if movingFocus < 0 { form.focusPrevious() }
+        case .cancelled: closePicker()
+        case .askToDelete(let chosen):
+            pendingDeletion = .customer(chosen)
+            status.setMessage("Delete customer \(chosen.name)? y/n")
+        case .nothingToDelete: status.setMessage("Choose a customer to delete.")
         }
     }
 
@@ -1276,7 +1204,7 @@ public final class InvoiceApp {
         } catch {
             report("Cannot delete \(name): \(error)")
         }
-        if isPickingCustomer { refreshChoices() }
+        if isPickingCustomer { picker.refresh() }
     }
 
     /// A write the store could not make: a line of the selected invoice that breaks its rules
@@ -1320,13 +1248,6 @@ public final class InvoiceApp {
         status.setMessage(message)
         needsDisplay()
     }
-}
-
-/// The text of the customer field, a model of its own so that the field binds to it like any
-/// other: the selected invoice's customer's name, or what the user is typing to choose one.
-@Model
-final class CustomerDraft {
-    var text = ""
 }
 
 /// An integer shared with a `@Sendable` closure (the list's format reads the row width the
