@@ -2,6 +2,13 @@
 import CompilerPluginSupport
 import PackageDescription
 
+/// `TETHER_FUZZ=<libFuzzer without main> swift build --product terminal-fuzz`
+/// (scripts/fuzz-terminal.sh) builds the terminal toolkit instrumented for libFuzzer and
+/// `terminal-fuzz` as a libFuzzer program that runs libFuzzer's driver from its own main; the
+/// macro plugin is left alone.
+let fuzzLibrary = Context.environment["TETHER_FUZZ"]
+let fuzzed: [SwiftSetting] = fuzzLibrary != nil ? [.unsafeFlags(["-sanitize=fuzzer"]), .define("FUZZING")] : []
+
 let package = Package(
     name: "Tether",
     platforms: [.macOS(.v15)],
@@ -52,7 +59,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "TetherSQLite", dependencies: ["Tether", "CSQLite", "CTetherThread", .product(name: "Logging", package: "swift-log")]),
-        .target(name: "TetherTerminal", dependencies: ["Tether"]),
+        .target(name: "TetherTerminal", dependencies: ["Tether"], swiftSettings: fuzzed),
         .executableTarget(
             name: "calculator", dependencies: ["Tether", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Samples/Calculator"),
@@ -88,7 +95,9 @@ let package = Package(
         .target(name: "TetherTestSupport", path: "Tests/TestSupport"),
         // The key decoder, widgets and renderer under libFuzzer (scripts/fuzz-terminal builds it
         // with -sanitize=fuzzer); built plainly, it replays inputs.
-        .executableTarget(name: "terminal-fuzz", dependencies: ["TetherTerminal"], path: "Tests/TerminalFuzz"),
+        .target(name: "CTerminalFuzzDriver", path: "Tests/TerminalFuzzDriver"),
+        .executableTarget(name: "terminal-fuzz", dependencies: ["TetherTerminal", "CTerminalFuzzDriver"], path: "Tests/TerminalFuzz", swiftSettings: fuzzed,
+                          linkerSettings: fuzzLibrary.map { [.unsafeFlags([$0, "-lstdc++"])] } ?? []),
         // InvoiceKit: schema/003_invoice.sql is the sample's Invoice table, checked against it.
         .testTarget(
             name: "TetherSQLiteTests",

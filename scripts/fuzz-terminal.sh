@@ -19,8 +19,9 @@ seconds=${2:-300}
 
 TETHER_FUZZ_SEEDS="$seeds" swift test --filter TextFuzzTests
 
-swift build -c release --scratch-path .build-fuzz --product terminal-fuzz \
-  -Xswiftc -sanitize=fuzzer -Xswiftc -DFUZZING
+# libFuzzer without its main (terminal-fuzz's main runs libFuzzer's driver), from the toolchain.
+library=$(ls "$(dirname "$(readlink -f "$(command -v swiftc)")")"/../lib/clang/*/lib/linux/libclang_rt.fuzzer_no_main-x86_64.a | head -1)
+TETHER_FUZZ="$library" swift build --scratch-path .build-fuzz --product terminal-fuzz
 mkdir -p .build-fuzz/corpus .build-fuzz/artifacts
-.build-fuzz/release/terminal-fuzz .build-fuzz/corpus -max_total_time="$seconds" -max_len=4096 \
+.build-fuzz/debug/terminal-fuzz .build-fuzz/corpus -max_total_time="$seconds" -max_len=4096 \
   -artifact_prefix=.build-fuzz/artifacts/ -print_final_stats=1

@@ -7,9 +7,10 @@
 // that is not part of the renderer's own sequences (ESC [ ... , CR, LF), a cursor outside the
 // window, a row whose cells do not add up to the window's width.
 //
-// Built by `scripts/fuzz-terminal` with `-sanitize=fuzzer -D FUZZING`; without FUZZING (as
-// `swift build` builds it), it replays inputs: `terminal-fuzz crash-1234...`.
+// Built by `scripts/fuzz-terminal.sh` with `TETHER_FUZZ=1` (-sanitize=fuzzer, FUZZING); built
+// plainly (as `swift build` builds it), it replays inputs: `terminal-fuzz crash-1234...`.
 
+import CTerminalFuzzDriver
 import TetherTerminal
 
 #if canImport(Glibc)
@@ -78,19 +79,20 @@ func check(_ screen: Screen, _ output: String) {
     }
 }
 
-#if FUZZING
-/// libFuzzer's entry point (a C symbol it calls for each input).
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    guard let data else { return 0 }
-    fuzzOne(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
-}
-#else
-/// Replays the inputs named on the command line (files libFuzzer wrote).
+/// Runs the inputs libFuzzer makes (built with `TETHER_FUZZ=1`), or replays the inputs named on
+/// the command line (files libFuzzer wrote).
 @main
-struct Replay {
+struct TerminalFuzz {
     static func main() {
+        #if FUZZING
+        var argc = CommandLine.argc
+        var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+        exit(LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            guard let data else { return 0 }
+            fuzzOne(Array(UnsafeBufferPointer(start: data, count: size)))
+            return 0
+        })
+        #else
         for path in CommandLine.arguments.dropFirst() {
             guard let file = fopen(path, "rb") else {
                 print("terminal-fuzz: cannot read \(path)")
@@ -103,6 +105,6 @@ struct Replay {
             fuzzOne(bytes)
             print("\(path): no failure")
         }
+        #endif
     }
 }
-#endif
