@@ -493,7 +493,8 @@ struct InvoicesE2ETests {
         try pane.waitFor("the whole error", showing: ["Discount % 1000       ! must be between 0 and 100"])
         try pane.keys("Escape")
         // (A lone Escape is a key 50 ms later: it reverts before the window shrinks.)
-        try pane.waitFor("the field reverted") { $0.contains("Discount % 10 ") && !$0.contains("1000") }
+        let reverted = { (screen: String) in screen.split(separator: "\n").contains { $0.hasSuffix("Discount % 10") } }
+        try pane.waitFor("the field reverted", reverted)
         // Too small: said, and keys edit nothing.
         try pane.resize(width: 40, height: 12)
         try pane.waitFor("the notice", showing: ["Window too small: 40x12."])
@@ -501,7 +502,7 @@ struct InvoicesE2ETests {
         try pane.keys("Tab")
         try pane.type("x")
         try pane.resize(width: 80, height: 24)
-        try pane.waitFor("the form again") { $0.contains("Discount % 10 ") && $0.contains("Invoice #1") && !$0.contains("1000") }
+        try pane.waitFor("the form again") { reverted($0) && $0.contains("Invoice #1") }
         try pane.keys("C-c")
         try pane.waitForPrompt()
         #expect(try row(pane.database, number: 1, "discount, note") == [10.0, "Analytical engine"])
