@@ -52,8 +52,8 @@ public struct Screen: Hashable, Sendable {
     public init(size: Size, fill: Cell = .blank) {
         self.size = size
         // Only a fill shown as one one-column glyph (never a control character).
-        let glyphs = Glyph.glyphs(of: fill.character)
-        let cell = fill.width == 1 && glyphs.count == 1 && glyphs[0].width == 1 ? Cell(glyphs[0].character, style: fill.style) : Cell(" ", style: fill.style)
+        let glyph = Self.singleGlyph(of: fill.character)
+        let cell = fill.width == 1 && glyph?.width == 1 ? Cell(glyph?.character ?? " ", style: fill.style) : Cell(" ", style: fill.style)
         self.cells = Array(repeating: cell, count: size.width * size.height)
         self.cursor = nil
     }
@@ -141,10 +141,9 @@ public struct Screen: Hashable, Sendable {
         let area = rect.intersection(bounds)
         guard !area.isEmpty else { return }
         // The glyph `character` is shown as (a space if it is shown as several).
-        let glyphs = Glyph.glyphs(of: character)
-        let glyph = glyphs.count == 1 ? glyphs[0] : Glyph.glyphs(of: " ")[0]
-        let width = glyph.width
-        let character = glyph.character
+        let glyph = Self.singleGlyph(of: character)
+        let width = glyph?.width ?? 1
+        let character = glyph?.character ?? " "
         for y in area.y..<area.maxY {
             if width == 2 {
                 var x = area.x
@@ -171,6 +170,17 @@ public struct Screen: Hashable, Sendable {
         for y in area.y..<area.maxY {
             for x in area.x..<area.maxX { cells[y * size.width + x].style = style }
         }
+    }
+
+    /// The glyph `character` is shown as, or nil if it is shown as several (no allocation).
+    private static func singleGlyph(of character: Character) -> Glyph? {
+        var only: Glyph?
+        var count = 0
+        Glyph.forEach(of: character) { glyph in
+            count += 1
+            only = glyph
+        }
+        return count == 1 ? only : nil
     }
 
     /// Sets one cell (width 1 or 2), blanking the other half of any wide character it cuts.
