@@ -26,7 +26,11 @@ import TetherTerminal
 ///   while they have invoices).
 /// - Ctrl-L adds a line; Ctrl-K deletes the line the focus is in (after asking).
 /// - Ctrl-N adds an invoice; Ctrl-D deletes the selected one after asking (y/n).
-/// - Ctrl-C quits; so does q while the list has the focus (in a field, q is text).
+/// - Ctrl-C quits; so does q while the list has the focus (in a field, q is text). With
+///   anything unsaved (invalid text, a line kept back by its rules, changes the file refused),
+///   it lists what would be lost and asks; the key that answers does nothing else.
+/// - When what the focus is in goes away (deleted here or by another program, or the invoice
+///   leaves the filtered list), the focus goes to the list, and it is said.
 ///
 /// The app is pure apart from the store: `render(_:)` turns the state into a `Screen`, and
 /// `handle(_:)` takes keys, so tests drive it without a terminal.
@@ -594,7 +598,7 @@ public final class InvoiceApp {
         "Ctrl-A Ctrl-E, Ctrl-U         in a field: start, end; delete to the start",
         "Alt-B Alt-F, Ctrl-Left/Right  in a field: move by word",
         "Ctrl-Z                        suspend (fg comes back)",
-        "Ctrl-C, q in the list         quit (asks first if a field holds text not saved)",
+        "Ctrl-C, q in the list         quit (asks first, naming what is not saved)",
         "F1, ? in the list             this help",
     ]
 
