@@ -5,12 +5,8 @@ import TetherSQLite
 /// Where keys land when what the focus is in goes away, and what quitting asks.
 extension InvoicesE2ETests {
     @Test func aLineDeletedInTheOtherCopyTakesTheFocusToTheListAndTypingGoesNowhere() throws {
-        let first = try TmuxPane()
-        defer { first.close() }
-        let second = try TmuxPane(database: first.database)
-        defer { second.close() }
-        try first.launch()
-        try second.launch()
+        let (first, second) = try TmuxPane.twoCopies()
+        defer { first.close(); second.close() }
         for _ in 0..<6 { try first.keys("Tab") }              // #1's line 2, its description
         try first.type("!")
         try first.waitFor("the edit in line 2", showing: [lineRow("Brass gears!", "12", "4.75", "57.00")])
@@ -86,12 +82,8 @@ extension InvoicesE2ETests {
 
 extension InvoicesE2ETests {
     @Test func twoCopiesTypingInTheSameFieldAtOnceSayWhenTheOtherReplacedTheText() throws {
-        let first = try TmuxPane()
-        defer { first.close() }
-        let second = try TmuxPane(database: first.database)
-        defer { second.close() }
-        try first.launch()
-        try second.launch()
+        let (first, second) = try TmuxPane.twoCopies()
+        defer { first.close(); second.close() }
         try first.keys("Tab", "Tab")                            // #1's note in both
         try second.keys("Tab", "Tab")
         for round in 0..<20 {

@@ -213,12 +213,8 @@ struct InvoicesE2ETests {
     }
 
     @Test func twoCopiesOnOneFileSeeEachOthersEdits() throws {
-        let first = try TmuxPane()
-        defer { first.close() }
-        let second = try TmuxPane(database: first.database)
-        defer { second.close() }
-        try first.launch()
-        try second.launch()
+        let (first, second) = try TmuxPane.twoCopies()
+        defer { first.close(); second.close() }
 
         // A number typed in the first copy: the second shows it, and its computed fields follow.
         try first.keys("Tab", "Tab", "Tab", "Tab", "BSpace")    // line 1's quantity: "2" -> ""
@@ -262,12 +258,8 @@ struct InvoicesE2ETests {
     }
 
     @Test func anInvoiceDeletedInOneCopyWhileTheOtherEditsItIsSaidAndTypingGoesNowhere() throws {
-        let first = try TmuxPane()
-        defer { first.close() }
-        let second = try TmuxPane(database: first.database)
-        defer { second.close() }
-        try first.launch()
-        try second.launch()
+        let (first, second) = try TmuxPane.twoCopies()
+        defer { first.close(); second.close() }
         try second.keys("Down", "Tab", "Tab")                   // #2's note
         try second.waitFor("invoice #2 in the second copy", showing: ["Invoice #2", "Note       办公用品"])
         try first.keys("Down", "C-d")
@@ -346,12 +338,8 @@ struct InvoicesE2ETests {
     }
 
     @Test func twoCopiesTypingInTheSameFieldSeeThatTheOtherChangedIt() throws {
-        let first = try TmuxPane()
-        defer { first.close() }
-        let second = try TmuxPane(database: first.database)
-        defer { second.close() }
-        try first.launch()
-        try second.launch()
+        let (first, second) = try TmuxPane.twoCopies()
+        defer { first.close(); second.close() }
         try first.keys("Tab", "Tab", "End")                     // both in #1's note
         try second.keys("Tab", "Tab", "End")
         // Each copy's text is replaced by the other's, and the field says so, by name.

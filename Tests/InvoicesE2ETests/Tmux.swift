@@ -74,6 +74,17 @@ final class TmuxPane {
         _ = try waitFor("the form") { $0.contains("Invoice #") || $0.contains("No invoice.") }
     }
 
+    /// Two copies of the app on one fresh file, each in a pane of its own, both showing their
+    /// first screen. (A pane not returned, because the other failed to start, closes as it is
+    /// freed.)
+    static func twoCopies() throws -> (TmuxPane, TmuxPane) {
+        let first = try TmuxPane()
+        let second = try TmuxPane(database: first.database)
+        try first.launch()
+        try second.launch()
+        return (first, second)
+    }
+
     /// Types a command line into the shell, then Enter.
     func line(_ text: String) throws {
         try type(text)
