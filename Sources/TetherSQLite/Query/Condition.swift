@@ -16,7 +16,7 @@
 /// treats `nil` as a value (`\.discount == nil` matches the rows whose column is NULL, and
 /// `\.discount != 0.1` matches them too); an ordering comparison (`<`, `>`, ...) is false for
 /// nil, so `!(\.discount > 0.1)` matches the nil rows; `in` lists may hold `nil`. `contains`, `hasPrefix` and `hasSuffix` compare
-/// characters exactly (case-sensitive).
+/// characters exactly (case-sensitive), over the whole text: a NUL is a character like any other.
 public struct Condition<Root: PersistentModel>: Sendable {
     /// The condition's tree, over property indexes of `Root`'s schema.
     /// `nullable`: the column may hold NULL (an optional property), so the test must be

@@ -9,11 +9,9 @@ protocol _SQLDialect: Sendable {
     /// `column op placeholder` for a comparison; `nullSafe` for equality on a nullable column
     /// that must treat NULL as a value.
     func comparison(_ column: String, _ op: _ComparisonOperator, _ placeholder: String, nullSafe: Bool) -> String
-    /// A test that `column` holds `text` at the position `match` says, with `placeholder`
-    /// bound to `pattern(for:_:)`'s result.
-    func textMatch(_ column: String, _ match: _TextMatch, _ placeholder: String) -> String
-    /// The value bound for a text match.
-    func pattern(for match: _TextMatch, _ text: String) -> String
+    /// A test that `column` holds `text` at the position `match` says, exactly (a NUL is a
+    /// character like any other), binding its values with `bind`, which returns a placeholder.
+    func textMatch(_ column: String, _ match: _TextMatch, _ text: String, bind: (SQLiteValue) -> String) -> String
 }
 
 /// SQLite's SQL.
@@ -37,31 +35,54 @@ struct _SQLiteDialect: _SQLDialect {
         }
     }
 
-    /// GLOB: case-sensitive, as Swift's `contains` and `hasPrefix` are (LIKE ignores ASCII
-    /// case), and a prefix pattern can use an index. Ignoring case, both sides are lowered as
-    /// Swift lowers them (`tether_lower`, which every `Connection` has; SQLite's own `lower`
-    /// and LIKE fold ASCII letters only).
-    func textMatch(_ column: String, _ match: _TextMatch, _ placeholder: String) -> String {
-        match == .containsIgnoringCase ? "instr(tether_lower(\(column)), \(placeholder)) > 0" : "\(column) GLOB \(placeholder)"
+    /// Case-sensitive, as Swift's `contains`, `hasPrefix` and `hasSuffix` are (LIKE ignores
+    /// ASCII case), and exact over the whole text: GLOB and `substr` stop at a NUL, `instr`,
+    /// comparisons and blobs do not.
+    ///
+    /// - contains: `instr(column, text) > 0`.
+    /// - prefix: a range, `column >= text AND column < after`, where `after` is `text` with its
+    ///   last scalar one higher (UTF-8 orders bytes as code points order scalars): exactly the
+    ///   texts that start with `text`, and an index on the column serves it.
+    /// - suffix: the last bytes, `substr(CAST(column AS BLOB), -n) = bytes` (after checking the
+    ///   length: `substr` of an empty blob is NULL).
+    /// - ignoring case: both sides lowered as Swift lowers them (`tether_lower`, which every
+    ///   `Connection` has; SQLite's own `lower` and LIKE fold ASCII letters only).
+    func textMatch(_ column: String, _ match: _TextMatch, _ text: String, bind: (SQLiteValue) -> String) -> String {
+        switch match {
+        case .containsIgnoringCase:
+            return "instr(tether_lower(\(column)), \(bind(.text(text.lowercased())))) > 0"
+        case .contains:
+            return "instr(\(column), \(bind(.text(text)))) > 0"
+        case .prefix:
+            guard !text.isEmpty else { return "\(column) IS NOT NULL" }
+            let from = "\(column) >= \(bind(.text(text)))"
+            guard let after = Self.successor(of: text) else { return from }
+            return "(\(from) AND \(column) < \(bind(.text(after))))"
+        case .suffix:
+            guard !text.isEmpty else { return "\(column) IS NOT NULL" }
+            // `substr` of an empty blob is NULL: the length is tested first.
+            let bytes = Array(text.utf8)
+            let blob = "CAST(\(column) AS BLOB)"
+            return "(length(\(blob)) >= \(bytes.count) AND substr(\(blob), -\(bytes.count)) = \(bind(.blob(bytes))))"
+        }
     }
 
-    func pattern(for match: _TextMatch, _ text: String) -> String {
-        // GLOB's special characters match themselves inside brackets.
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "*": escaped += "[*]"
-            case "?": escaped += "[?]"
-            case "[": escaped += "[[]"
-            default: escaped.append(character)
+    /// The first text after every text that starts with `text`: its last scalar one higher
+    /// (the surrogates skipped), or, when that is U+10FFFF, the successor of what is before it;
+    /// nil when there is none (every scalar is U+10FFFF).
+    static func successor(of text: String) -> String? {
+        var scalars = Array(text.unicodeScalars)
+        while let last = scalars.popLast() {
+            var next = last.value + 1
+            if next == 0xD800 { next = 0xE000 }
+            if let scalar = Unicode.Scalar(next) {
+                scalars.append(scalar)
+                var result = String.UnicodeScalarView()
+                result.append(contentsOf: scalars)
+                return String(result)
             }
         }
-        switch match {
-        case .contains: return "*" + escaped + "*"
-        case .prefix: return escaped + "*"
-        case .suffix: return "*" + escaped
-        case .containsIgnoringCase: return text.lowercased()
-        }
+        return nil
     }
 }
 
@@ -118,7 +139,7 @@ extension _SQLDialect {
             }
             return negated ? "NOT (\(test))" : test
         case .match(let property, let match, let text):
-            return textMatch(try name(property), match, bind(.text(pattern(for: match, text))))
+            return textMatch(try name(property), match, text, bind: bind)
         case .and(let lhs, let rhs):
             return "(\(try render(lhs, model: model, column: column, arguments: &arguments)) AND "
                 + "\(try render(rhs, model: model, column: column, arguments: &arguments)))"

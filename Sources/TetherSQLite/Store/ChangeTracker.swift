@@ -428,12 +428,15 @@ final class _ChangeTracker: Sendable {
         }
     }
 
-    /// Whether `table` has triggers other than the four Tether creates (in the main schema, or
-    /// temporary ones on this connection).
+    /// Whether `table` has triggers other than Tether's (in the main schema, or temporary ones
+    /// on this connection). Tether's are the four that log its changes and the delete rules'
+    /// (`tether_Invoice_lines_delete`, `tether_Invoice_customer_id_nullify`), which an insert
+    /// or an update does not fire.
     static func hasOtherTriggers(on table: String, _ connection: Connection) throws(SQLiteError) -> Bool {
         let sql = """
             SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE \
-            AND name NOT IN (?2, ?3, ?4, ?5) \
+            AND NOT (name IN (?2, ?3, ?4, ?5) OR (name LIKE 'tether\\_%\\_delete' ESCAPE '\\' AND sql LIKE '% BEFORE DELETE ON %') \
+            OR (name LIKE 'tether\\_%\\_nullify' ESCAPE '\\' AND sql LIKE '% AFTER DELETE ON %')) \
             UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' AND tbl_name = ?1 COLLATE NOCASE \
             LIMIT 1
             """

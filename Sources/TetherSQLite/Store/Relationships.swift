@@ -3,6 +3,55 @@
 // an index) and read back as the live, identity-mapped model of that row.
 
 extension Store {
+    // MARK: Setting up
+
+    /// The triggers that hold every program to the rule of `table`'s to-one relationships that
+    /// nullify: deleting the related row sets the column to NULL. The column's `ON DELETE SET
+    /// NULL` does it only for connections with foreign keys on, which the sqlite3 shell and
+    /// many programs do not have; without the trigger, the row would go on naming the deleted
+    /// id, and the row that takes that id next. (Cascade and deny are the to-many
+    /// relationship's triggers, `_ToMany.triggerSQL`.)
+    func setUpToOne(_ table: _Table) throws {
+        var triggers: [(name: String, sql: String)] = []
+        for position in table.relationPositions {
+            let column = table.definition.columns[position]
+            guard let target = column.referencedTable, column.onDelete == .nullify else { continue }
+            let name = "tether_\(table.name)_\(column.name)_nullify"
+            let key = _quote(column.name)
+            triggers.append((name, "CREATE TRIGGER \(_quote(name)) AFTER DELETE ON \(_quote(target)) "
+                + "BEGIN UPDATE \(_quote(table.name)) SET \(key) = NULL WHERE \(key) = OLD.id; END"))
+        }
+        try install(triggers: triggers)
+    }
+
+    /// Creates the triggers that are missing or whose SQL differs (a rule changed), in one
+    /// transaction; with all of them as they should be, nothing is written (no write lock: a
+    /// store opens while another program holds it, or on a read-only file).
+    func install(triggers: [(name: String, sql: String)]) throws {
+        guard !triggers.isEmpty else { return }
+        let file = self.file
+        try writer.sync { connection in
+            var missing: [(name: String, sql: String)] = []
+            for trigger in triggers {
+                let existing = try connection.rows(
+                    "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [.text(trigger.name)]
+                ).first?.values.first
+                if existing != .text(trigger.sql) { missing.append(trigger) }
+            }
+            guard !missing.isEmpty else { return }
+            try file.write(connection) {
+                try connection.inTransaction {
+                    for (name, sql) in missing {
+                        try connection.execute("DROP TRIGGER IF EXISTS \(_quote(name))")
+                        try connection.execute(sql)
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Loading
+
     /// Sets the to-one relationships of models just fetched: the related rows are loaded with one
     /// query per relationship and 500 ids (those not in memory), whatever the number of models,
     /// so a list of invoices costs one more query for their customers, not one per invoice.

@@ -321,6 +321,7 @@ public final class Store {
                     func ensure<T: PersistentModel>(_ type: T.Type) throws { _ = try self.table(for: type) }
                     try ensure(target)
                 }
+                try setUpToOne(table)
                 try setUpToMany(type, table: table)
             } catch {
                 // Not left half set up (a related table or a delete rule's trigger that could

@@ -39,6 +39,15 @@ struct _ToMany {
         let parent = _quote(parentTable), child = _quote(childTable), key = _quote(foreignKey)
         let head = "CREATE TRIGGER \(_quote(triggerName)) BEFORE DELETE ON \(parent)"
         switch relationship.deleteRule {
+        case .cascade where parentTable == childTable:
+            // A tree (`Node.children`): its whole subtree at once. Another program's delete of a
+            // child does not fire this trigger again (SQLite's `recursive_triggers` is off by
+            // default, in the sqlite3 shell too), so one level at a time would stop at the
+            // grandchildren.
+            return "\(head) BEGIN DELETE FROM \(child) WHERE id IN (WITH RECURSIVE subtree(id) AS ("
+                + "SELECT id FROM \(child) WHERE \(key) = OLD.id UNION "
+                + "SELECT \(child).id FROM \(child) JOIN subtree ON \(child).\(key) = subtree.id) "
+                + "SELECT id FROM subtree); END"
         case .cascade:
             return "\(head) BEGIN DELETE FROM \(child) WHERE \(key) = OLD.id; END"
         case .nullify:
@@ -96,26 +105,7 @@ extension Store {
         guard !relations.isEmpty else { return }
         state.toManyByParent[table.name] = relations
         for relation in relations { state.toManyByChild[relation.childTable, default: []].append(relation) }
-        let file = self.file
-        let triggers = relations.map { (name: $0.triggerName, sql: $0.triggerSQL) }
-        try writer.sync { connection in
-            var missing: [(name: String, sql: String)] = []
-            for trigger in triggers {
-                let existing = try connection.rows(
-                    "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", [.text(trigger.name)]
-                ).first?.values.first
-                if existing != .text(trigger.sql) { missing.append(trigger) }
-            }
-            guard !missing.isEmpty else { return }
-            try file.write(connection) {
-                try connection.inTransaction {
-                    for (name, sql) in missing {
-                        try connection.execute("DROP TRIGGER IF EXISTS \(_quote(name))")
-                        try connection.execute(sql)
-                    }
-                }
-            }
-        }
+        try install(triggers: relations.map { (name: $0.triggerName, sql: $0.triggerSQL) })
     }
 
     private func toMany<M: PersistentModel>(

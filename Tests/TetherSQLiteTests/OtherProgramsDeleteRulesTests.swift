@@ -1,0 +1,160 @@
+import Foundation
+import Testing
+import TetherSQLite   // the public API only
+
+/// A tree whose children are deleted with their parent.
+@Model
+final class Node {
+    var name = ""
+    @Relationship(inverse: \Node.parent, deleteRule: .cascade) var children: [Node] = []
+    @Relationship var parent: Node?
+}
+extension Node: PersistentModel {}
+
+/// A tree whose children outlive their parent, as roots.
+@Model
+final class Branch {
+    var name = ""
+    @Relationship(inverse: \Branch.parent, deleteRule: .nullify) var children: [Branch] = []
+    @Relationship var parent: Branch?
+}
+extension Branch: PersistentModel {}
+
+/// A tree whose parent cannot be deleted while it has children.
+@Model
+final class Step {
+    var name = ""
+    @Relationship(inverse: \Step.parent, deleteRule: .deny) var children: [Step] = []
+    @Relationship var parent: Step?
+}
+extension Step: PersistentModel {}
+
+/// Runs `sql` in the sqlite3 shell on `path`: another program, with the shell's own settings
+/// (foreign keys off, recursive triggers off). Returns what it printed; a failure is thrown.
+@discardableResult
+func sqliteShell(_ path: String, _ sql: String) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["sqlite3", "-batch", "-bail", path, sql]
+    let output = Pipe(), errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    let printed = output.fileHandleForReading.readDataToEndOfFile()
+    let complaint = errors.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw ShellError(message: String(decoding: complaint, as: UTF8.self) + " (sqlite3 exited \(process.terminationStatus); the tests need the sqlite3 shell: apt install sqlite3)")
+    }
+    return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+struct ShellError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
+
+/// The delete rules hold when another program deletes: the sqlite3 shell, with its foreign keys
+/// off and its recursive triggers off, deleting a to-one's target or the root of a tree three
+/// levels deep. The rows and the live models both follow.
+@Suite("Delete rules, for every program")
+struct OtherProgramsDeleteRulesTests {
+    @Test func theShellDeletingAToOnesTargetSetsTheRowAndTheLiveModelToNil() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ada = Client(), grace = Client()
+        ada.name = "Ada"
+        grace.name = "Grace"
+        let purchase = Bill(), other = Bill()
+        purchase.number = 1
+        purchase.client = ada
+        other.number = 2
+        other.client = grace
+        try store.insert(contentsOf: [grace, ada])   // Ada has the last id: the next row takes it back
+        try store.insert(contentsOf: [purchase, other])
+        try store.flush()
+        let adaID = try #require(ada.persistentID)
+        var names: [String] = []
+        let observation = observe(purchase, \.clientName).sink(next: { names.append($0) })
+
+        try sqliteShell(fixture.path, "DELETE FROM Client WHERE id = \(adaID)")
+        #expect(try sqliteShell(fixture.path, "SELECT quote(client_id) FROM Bill WHERE number = 1") == "NULL",
+                "the row no longer names the deleted client")
+        try store.refresh()
+        #expect(ada.persistentID == nil)
+        #expect(purchase.client == nil, "the live model no longer holds the deleted client")
+        #expect(other.client === grace, "another purchase keeps its client")
+        #expect(names == ["Ada", "-"])
+
+        // The shell's next client may take the id back: nobody reads it as theirs.
+        try sqliteShell(fixture.path, "INSERT INTO Client (name) VALUES ('Stranger')")
+        fixture.close()
+        try fixture.open()
+        let reopened = try fixture.store.fetch(Bill.self).first { $0.number == 1 }
+        #expect(reopened?.client == nil)
+        observation.dispose()
+    }
+
+    @Test func theShellDeletingTheRootOfACascadingTreeDeletesEveryLevel() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        func node(_ name: String, _ children: [Node] = []) -> Node {
+            let node = Node()
+            node.name = name
+            node.children = children
+            return node
+        }
+        let leaf = node("great-grandchild")
+        let grandchild = node("grandchild", [leaf])
+        let child = node("child", [grandchild, node("child's sibling leaf")])
+        let root = node("root", [child])
+        let keeper = node("another tree", [node("its child")])
+        try store.insert(contentsOf: [root, keeper])
+        try store.flush()
+        let rootID = try #require(root.persistentID)
+
+        try sqliteShell(fixture.path, "DELETE FROM Node WHERE id = \(rootID)")
+        #expect(try sqliteShell(fixture.path, "SELECT group_concat(name, ',') FROM (SELECT name FROM Node ORDER BY name)") == "another tree,its child")
+        #expect(try sqliteShell(fixture.path, "SELECT count(*) FROM Node WHERE parent_id IS NOT NULL AND parent_id NOT IN (SELECT id FROM Node)") == "0",
+                "no row names a deleted parent")
+        try store.refresh()
+        #expect([root, child, grandchild, leaf].allSatisfy { $0.persistentID == nil }, "every level is deleted in memory too")
+        #expect(keeper.persistentID != nil && keeper.children.map(\.name) == ["its child"])
+    }
+
+    @Test func theShellDeletingTheRootOfANullifyingTreeLeavesItsChildrenAsRoots() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let grandchild = Branch(), child = Branch(), root = Branch()
+        (grandchild.name, child.name, root.name) = ("grandchild", "child", "root")
+        child.children = [grandchild]
+        root.children = [child]
+        try store.insert(root)
+        try store.flush()
+        let rootID = try #require(root.persistentID)
+
+        try sqliteShell(fixture.path, "DELETE FROM Branch WHERE id = \(rootID)")
+        #expect(try sqliteShell(fixture.path, "SELECT name || ':' || quote(parent_id) FROM Branch WHERE name = 'child'") == "child:NULL")
+        try store.refresh()
+        #expect(root.persistentID == nil)
+        #expect(child.parent == nil && child.persistentID != nil)
+        #expect(grandchild.parent === child, "one level only: the grandchild keeps its parent")
+    }
+
+    @Test func theShellCannotDeleteAParentADenyingTreeStillHas() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let grandchild = Step(), child = Step(), root = Step()
+        (grandchild.name, child.name, root.name) = ("grandchild", "child", "root")
+        child.children = [grandchild]
+        root.children = [child]
+        try store.insert(root)
+        try store.flush()
+
+        #expect(throws: ShellError.self) { try sqliteShell(fixture.path, "DELETE FROM Step WHERE id = \(child.persistentID!)") }
+        #expect(try sqliteShell(fixture.path, "SELECT count(*) FROM Step") == "3")
+        try sqliteShell(fixture.path, "DELETE FROM Step WHERE id = \(grandchild.persistentID!)")
+        try store.refresh()
+        #expect(grandchild.persistentID == nil && child.children.isEmpty)
+    }
+}
