@@ -479,10 +479,20 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     }
 
     /// The middle of `_deliver` when there is more to do than calling the property's observers
-    /// (out of line): brings the view up to date, then calls the property's observers, the
-    /// every-property observers and the persistence hook.
+    /// (out of line): brings the view up to date, then calls the persistence hook, the
+    /// property's observers and the every-property observers.
+    ///
+    /// The persistence hook comes first: it may set the property again (a to-many collection
+    /// appended to is put back in its declared order, its new children given their inverse and
+    /// stored). Then the value given here is already out of date, and the observers are not
+    /// called with it: they get the value the hook set, in the delivery that follows, so they
+    /// see one change, in order.
     @usableFromInline @inline(never)
     func _deliverWithOthers(_ side: _RegistrarSide, _ model: AnyObject, _ index: Int, _ value: UnsafeRawPointer) {
+        if let hook = _persistence.load(ordering: .acquiring) {
+            hook._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
+            if side.isDirty(index) { return }
+        }
         if isStale { _refresh() }
         // One view for the property's observers and the every-property observers: an observer
         // added by one of them is not told of the change it was added during. A view replaced
@@ -492,9 +502,6 @@ public struct ModelRegistrar: ~Copyable, Sendable {
                 table.call(slot: index, index: index, value)
                 if watched.load(ordering: .relaxed) & (1 << 63) != 0 { table.call(slot: side.anySlot, index: index, value) }
             }
-        }
-        if let hook = _persistence.load(ordering: .acquiring) {
-            hook._withUnsafeGuaranteedRef { $0.changed(model, self, index) }
         }
     }
 

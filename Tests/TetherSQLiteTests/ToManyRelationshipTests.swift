@@ -218,6 +218,42 @@ struct ToManyRelationshipTests {
                                           [.text("new"), .integer(a.persistentID!)]])
     }
 
+    /// Appending a child that sorts into the middle, new or taken from another parent, is one
+    /// change of each collection, already in the declared order: observers never see the
+    /// collection in the order of the append.
+    @Test func anAppendIsOneChangeInTheDeclaredOrder() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = try store.insert(sheet("a", [1, 2]))
+        let b = try store.insert(sheet("b", [7, 8, 9]))
+        try store.flush()
+        let (seenA, observingA) = record(observe(a, \.entries).map { $0.map(\.label) })
+        let (seenB, observingB) = record(observe(b, \.entries).map { $0.map(\.label) })
+        let (totals, observingTotal) = record(observe(a, \.total))
+
+        let fresh = Entry()
+        fresh.label = "new"
+        fresh.position = 15
+        fresh.amount = 100
+        a.entries.append(fresh)
+        #expect(seenA.values == [["a1", "a2"], ["a1", "new", "a2"]])
+        #expect(totals.values == [3, 103])
+
+        let moved = b.entries[1]   // b2, at 20
+        moved.position = 12
+        a.entries.append(moved)
+        #expect(seenA.values.last == ["a1", "b2", "new", "a2"])
+        #expect(seenA.values.count == 3, "one change for the move: \(seenA.values)")
+        #expect(seenB.values == [["b1", "b2", "b3"], ["b1", "b3"]])
+        #expect(totals.values == [3, 103, 111])
+        try store.flush()
+        #expect(try fixture.another().rows("SELECT label FROM Entry WHERE sheet_id = \(a.persistentID!) ORDER BY position").map(\.values)
+                == [[.text("a1")], [.text("b2")], [.text("new")], [.text("a2")]])
+        observingA.dispose()
+        observingB.dispose()
+        observingTotal.dispose()
+    }
+
     /// The delete rules, here: cascade deletes the children (their models are deleted too),
     /// nullify leaves them without a parent, deny refuses and names the children in the way.
     @Test func deleteRulesCascadeNullifyAndDeny() throws {
