@@ -240,8 +240,9 @@ func _assigner<M: Model, V>(
     _ keyPath: ReferenceWritableKeyPath<M, V> & Sendable
 ) -> (name: String, assign: @Sendable (M, V) -> Void) {
     let property = M._$schema.property(for: keyPath)
+    let name = M._$schema.name(of: keyPath) ?? M._$schema.describe(keyPath)
     if let setter = property?.setter(as: V.self) {
-        return (property?.name ?? "\(keyPath)", setter)
+        return (name, setter)
     }
-    return (property?.name ?? "\(keyPath)", { model, value in model[keyPath: keyPath] = value })
+    return (name, { model, value in model[keyPath: keyPath] = value })
 }

@@ -50,7 +50,7 @@ extension Model {
     /// type and a reference cast, not a dynamic cast.
     static func _keyPath<V>(_ index: Int, _: V.Type) -> KeyPath<Self, V> {
         let property = _$schema.properties[index]
-        precondition(property.valueType == V.self, "Tether: \(Self.self)'s property \(index) does not hold \(V.self)")
+        precondition(property.valueType == V.self, "Tether: \(Self.self).\(property.name) holds \(property.valueType), not \(V.self)")
         return unsafeDowncast(property.keyPath, to: KeyPath<Self, V>.self)
     }
 }
@@ -105,6 +105,26 @@ public struct ModelSchema<Root: AnyObject>: Sendable {
     /// (a typed query finds its properties this way each time it is built).
     public func property(for keyPath: AnyKeyPath) -> ModelProperty<Root>? {
         indexByKeyPath.indexes[keyPath].map { properties[$0] }
+    }
+
+    /// The name of the property at `keyPath`, stored or computed, as the class declares it; nil
+    /// for a key path that is neither (a path through another model, a subscript). Messages
+    /// name properties with it: on Linux a key path prints no names
+    /// (`\Product.<computed 0x55… (Double)>`).
+    ///
+    /// ```swift
+    /// Invoice._$schema.name(of: \Invoice.total)   // "total"
+    /// ```
+    public func name(of keyPath: AnyKeyPath) -> String? {
+        if let property = property(for: keyPath) { return property.name }
+        return computedProperties.first { $0.keyPath == keyPath }?.name
+    }
+
+    /// `keyPath` in words, for a message: `Invoice.total`, or, for a key path that is not one
+    /// of the model's properties, `a path from Invoice through another property`.
+    public func describe(_ keyPath: AnyKeyPath) -> String {
+        if let name = name(of: keyPath) { return "\(self.name).\(name)" }
+        return "a path from \(self.name) through another property"
     }
 
     /// The properties that are persisted in the model's row (not transient, not a to-many

@@ -392,7 +392,7 @@ public struct ModelRegistrar: ~Copyable, Sendable {
     /// Stops the process: property `index` of `model` was written off the model's owner.
     @usableFromInline @inline(never)
     func _offOwnerWrite(_ model: AnyObject, index: Int) -> Never {
-        _offOwner(self, "a write of property \(index) of \(type(of: model))")
+        _offOwner(self, "a write of \(_propertyName(index, of: type(of: model)))")
     }
 
     /// `_deliver(model, index, value, again: false)`, inlined into `notify` (so into the

@@ -251,7 +251,28 @@ final class _SubscriptionDisposal: Disposable {
 
 @usableFromInline
 func _checkOwner(_ registrar: borrowing ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKeyPath) {
-    if _slowPath(!registrar.isOnOwner) { _offOwner(registrar, "observe(\(type), \(keyPath)) subscribed") }
+    if _slowPath(!registrar.isOnOwner) { _offOwnerObserve(registrar, type, keyPath) }
+}
+
+/// Stops the process: an observation of `keyPath` was subscribed off the model's owner. The
+/// message names the property (`observe(Invoice.total)`).
+@usableFromInline @inline(never)
+func _offOwnerObserve(_ registrar: borrowing ModelRegistrar, _ type: Any.Type, _ keyPath: AnyKeyPath) -> Never {
+    let name = (type as? any Model.Type).map { describe(keyPath, of: $0) } ?? "\(type), \(keyPath)"
+    _offOwner(registrar, "observe(\(name)) subscribed")
+}
+
+/// `keyPath` in words, by the schema of `type`.
+private func describe<M: Model>(_ keyPath: AnyKeyPath, of type: M.Type) -> String {
+    M._$schema.describe(keyPath)
+}
+
+/// Property `index` of `type` in words (`Invoice.note`), for a message.
+func _propertyName(_ index: Int, of type: AnyObject.Type) -> String {
+    func name<M: Model>(_: M.Type) -> String? {
+        index < M._$schema.properties.count ? "\(M._$schema.name).\(M._$schema.properties[index].name)" : nil
+    }
+    return (type as? any Model.Type).flatMap { name($0) } ?? "property \(index) of \(type)"
 }
 
 /// Stops the process: `what` happened where the model does not belong. The message says where

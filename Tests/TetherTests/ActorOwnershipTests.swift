@@ -87,7 +87,7 @@ extension ActorOwnershipTests {
             observation.dispose()
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(message.contains("a write of property 0 of Stock off the model's owner"))
+        #expect(message.contains("a write of Stock.count off the model's owner"), "the property by its name")
         #expect(message.contains("the model belongs to the thread that made it"))
     }
 }

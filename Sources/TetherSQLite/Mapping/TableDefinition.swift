@@ -260,6 +260,13 @@ public enum SchemaMappingError: Error, Sendable, Equatable, CustomStringConverti
     case missingPrimaryKey(table: String)
     /// A column the model no longer has is NOT NULL without DEFAULT: inserts would fail.
     case orphanedColumnBlocksInserts(table: String, column: String)
+    /// A query names a property that has no column (a computed or `@Transient` property, a
+    /// to-many relationship, a path through another model); `reason` says which, and what to
+    /// use instead.
+    case notStored(model: String, property: String?, reason: String)
+    /// A relationship declared in a way the store cannot keep (its inverse, its order or its
+    /// related type); `problem` says what to change.
+    case invalidRelationship(model: String, property: String, problem: String)
 
     /// A sentence naming the model and property, saying what to do.
     public var description: String {
@@ -284,6 +291,12 @@ public enum SchemaMappingError: Error, Sendable, Equatable, CustomStringConverti
             return "\(model).\(property): the existing rows need a value for this new \(valueType) column; create the table definition with a prototype (defaultsFrom:) so its initial value becomes the DEFAULT, or make the property optional"
         case .missingPrimaryKey(let table):
             return "table \(table) has no id INTEGER PRIMARY KEY column, which Tether uses as the row id; rebuild it with a numbered migration in schema/"
+        case .notStored(let model, let property?, let reason):
+            return "\(model).\(property) \(reason)"
+        case .notStored(let model, nil, let reason):
+            return "a key path from \(model) through another property \(reason)"
+        case .invalidRelationship(let model, let property, let problem):
+            return "\(model).\(property): \(problem)"
         case .orphanedColumnBlocksInserts(let table, let column):
             return "\(table).\(column): the model no longer has this property, and the column is NOT NULL without a DEFAULT, so new rows could not be inserted; add the property back, or add a numbered migration to schema/ that rebuilds the table"
         }

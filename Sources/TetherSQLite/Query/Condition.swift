@@ -50,8 +50,7 @@ public struct Condition<Root: PersistentModel>: Sendable {
     static func property<V>(_ keyPath: KeyPath<Root, V>) -> Result<Int, StoreError> {
         let schema = Root._$schema
         guard let index = schema.index(of: keyPath), !schema.properties[index].isTransient else {
-            return .failure(.mapping(.unsupportedType(
-                model: schema.name, property: "\(keyPath)", type: "(not a persisted stored property: conditions compare columns)")))
+            return .failure(_notStored(keyPath, of: Root.self, use: "compare"))
         }
         return .success(index)
     }
@@ -153,8 +152,9 @@ extension Condition {
         let schema = Root._$schema
         guard let relationship = schema.property(for: keyPath)?.relationship,
               let inverse = Target._$schema.property(for: relationship.inverse) else {
-            return Condition(.invalid(.mapping(.unsupportedType(
-                model: schema.name, property: "\(keyPath)", type: "(not a to-many relationship declared with @Relationship(inverse:))"))))
+            return Condition(.invalid(.mapping(.invalidRelationship(
+                model: schema.name, property: schema.name(of: keyPath) ?? "(a path through another property)",
+                problem: ".any needs a to-many relationship declared with @Relationship(inverse:)"))))
         }
         return Condition(.related(property: nil, _Subquery(table: Target._$schema.name, select: inverse.name + "_id", condition)))
     }

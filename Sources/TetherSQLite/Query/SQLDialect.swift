@@ -97,15 +97,17 @@ extension _SQLDialect {
         try render(condition.node, model: M._$schema.name, column: column, arguments: &arguments)
     }
 
-    private func render(
-        _ node: Condition<some PersistentModel>.Node,
+    private func render<M: PersistentModel>(
+        _ node: Condition<M>.Node,
         model: String,
         column: (Int) -> String?,
         arguments: inout [SQLiteValue]
     ) throws(StoreError) -> String {
         func name(_ property: Int) throws(StoreError) -> String {
             guard let name = column(property) else {
-                throw .mapping(.unsupportedType(model: model, property: "#\(property)", type: "(not persisted)"))
+                let names = M._$schema.properties.map(\.name)
+                throw .mapping(.notStored(model: model, property: property < names.count ? names[property] : nil,
+                                          reason: "has no column: a condition cannot compare it"))
             }
             return quote(name)
         }

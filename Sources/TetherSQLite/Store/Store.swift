@@ -545,10 +545,11 @@ public final class Store {
         return try _fetch(type, where: condition, arguments, orderBy: index, descending: descending)
     }
 
-    /// The index of the persisted property at `keyPath` (an `orderBy`), or a mapping error.
-    static func propertyIndex<M: PersistentModel, V>(of keyPath: KeyPath<M, V>) throws(StoreError) -> Int {
-        guard let index = M._$schema.index(of: keyPath) else {
-            throw .mapping(.unsupportedType(model: M._$schema.name, property: "\(keyPath)", type: "(not a persisted property)"))
+    /// The index of the persisted property at `keyPath` (an `orderBy`), or a mapping error
+    /// naming it.
+    static func propertyIndex<M: PersistentModel, V>(of keyPath: KeyPath<M, V>, use: String = "order by") throws(StoreError) -> Int {
+        guard let index = M._$schema.index(of: keyPath), !M._$schema.properties[index].isTransient else {
+            throw _notStored(keyPath, of: M.self, use: use)
         }
         return index
     }

@@ -192,8 +192,8 @@ final class _Table: @unchecked Sendable {
         var orderColumn: String?
         if let orderBy {
             guard let column = column(forProperty: orderBy) else {
-                let name = orderBy < propertyNames.count ? propertyNames[orderBy] : "#\(orderBy)"
-                throw .mapping(.unsupportedType(model: definition.modelName, property: name, type: "(not persisted)"))
+                let name = orderBy < propertyNames.count ? propertyNames[orderBy] : nil
+                throw .mapping(.notStored(model: definition.modelName, property: name, reason: "has no column: a query cannot order by it"))
             }
             orderColumn = Store.dialect.quote(column.name)
         }

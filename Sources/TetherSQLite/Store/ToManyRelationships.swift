@@ -94,9 +94,9 @@ extension Store {
         for property in M._$schema.properties {
             guard let relationship = property.relationship else { continue }
             guard let childType = relationship.target as? any PersistentModel.Type else {
-                throw StoreError.mapping(.unsupportedType(
+                throw StoreError.mapping(.invalidRelationship(
                     model: table.name, property: property.name,
-                    type: "[\(relationship.target)] (the related type must be a PersistentModel)"))
+                    problem: "its related type \(relationship.target) must be a PersistentModel (add `extension \(relationship.target): PersistentModel {}`)"))
             }
             func childTable<C: PersistentModel>(_ type: C.Type) throws -> _Table { try self.table(for: type) }
             let child = try childTable(childType)
@@ -118,23 +118,23 @@ extension Store {
                   let foreignKey = child.definition.columns.firstIndex(where: { $0.propertyIndex == inverse.index }),
                   child.columns[foreignKey].relation?.target == M.self
             else {
-                throw StoreError.mapping(.unsupportedType(
+                throw StoreError.mapping(.invalidRelationship(
                     model: parent.name, property: property.name,
-                    type: "[\(C.self)] (its inverse must be a stored property \(C.self) declares as `@Relationship var \(String(describing: M.self).lowercasedFirst): \(M.self)?`)"))
+                    problem: "its inverse must be a stored property \(C.self) declares as `@Relationship var \(String(describing: M.self).lowercasedFirst): \(M.self)?`"))
             }
             guard inverse.referencedID != nil else {
-                throw StoreError.mapping(.unsupportedType(
+                throw StoreError.mapping(.invalidRelationship(
                     model: parent.name, property: property.name,
-                    type: "[\(C.self)] (mark its inverse `@Relationship var \(inverse.name): \(M.self)?`, so that a \(C.self) does not keep its \(M.self) alive: the collection holds its models, and a strong reference back would be a retain cycle)"))
+                    problem: "mark its inverse `@Relationship var \(inverse.name): \(M.self)?`, so that a \(C.self) does not keep its \(M.self) alive: the collection holds its models, and a strong reference back would be a retain cycle"))
             }
             var order: Int?
             if let orderBy = relationship.orderBy {
                 guard let ordered = schema.property(for: orderBy),
                       let column = child.definition.columns.firstIndex(where: { $0.propertyIndex == ordered.index })
                 else {
-                    throw StoreError.mapping(.unsupportedType(
+                    throw StoreError.mapping(.invalidRelationship(
                         model: parent.name, property: property.name,
-                        type: "[\(C.self)] (its order must be a stored property of \(C.self))"))
+                        problem: "its order (orderBy:) must be a stored property of \(C.self)"))
                 }
                 order = column
             }

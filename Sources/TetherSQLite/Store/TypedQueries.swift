@@ -167,7 +167,7 @@ extension Store {
         let table = try table(for: M.self)
         guard let column = table.column(forProperty: index) else {
             // As a query ordered by it says (`querySQL`): the property, by name.
-            throw .mapping(.unsupportedType(model: M._$schema.name, property: M._$schema.properties[index].name, type: "(not persisted)"))
+            throw _notStored(orderBy, of: M.self, use: "order by")
         }
         return try position(of: model, condition, table: table, key: Store.dialect.quote(column.name), descending: descending)
     }
@@ -235,10 +235,11 @@ extension Store {
     private func aggregate<M: PersistentModel, V, Result: SQLiteConvertible>(
         _ keyPath: KeyPath<M, V>, _ function: String, _ condition: Condition<M>, as _: Result.Type
     ) throws(StoreError) -> Result? {
-        let index = try Self.propertyIndex(of: keyPath)
+        let use = function == "count" ? "count" : "aggregate (\(function.lowercased()))"
+        let index = try Self.propertyIndex(of: keyPath, use: use)
         let table = try table(for: M.self)
         guard let column = table.column(forProperty: index) else {
-            throw .mapping(.unsupportedType(model: M._$schema.name, property: "\(keyPath)", type: "(not persisted)"))
+            throw _notStored(keyPath, of: M.self, use: use)
         }
         return try aggregate(M.self, "\(function)(\(_quote(column.name)))", condition, as: Result.self)
     }

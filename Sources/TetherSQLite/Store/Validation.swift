@@ -37,10 +37,7 @@ public struct ValidationRules<M: Model> {
     public mutating func check<V>(_ keyPath: KeyPath<M, V>, _ rule: String, _ holds: Bool) {
         guard !holds else { return }
         let schema = M._$schema
-        var property = schema.property(for: keyPath)?.name ?? "\(keyPath)"
-        for computed in schema.computedProperties where computed.keyPath as AnyKeyPath == keyPath as AnyKeyPath {
-            property = computed.name
-        }
+        let property = schema.name(of: keyPath) ?? schema.describe(keyPath)
         failures.append(ValidationError.Failure(property: property, rule: rule))
     }
 
