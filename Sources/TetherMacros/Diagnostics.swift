@@ -24,6 +24,10 @@ enum ModelDiagnostic: String, DiagnosticMessage {
     case referenceTakesNoArguments
     /// `@Relationship` on a property that is neither an array nor an optional (with its type written).
     case relationshipType
+    /// `@Relationship(inverse: \Other.x)` where `Other` is not the collection's element type.
+    case inverseOfAnotherType
+    /// `@Relationship(orderBy: \Other.x)` where `Other` is not the collection's element type.
+    case orderOfAnotherType
 
     /// The domain shared by all `@Model` diagnostics.
     static let domain = "Tether.Model"
@@ -50,6 +54,10 @@ enum ModelDiagnostic: String, DiagnosticMessage {
             "the inverse and the delete rule go on the to-many side; write @Relationship alone here"
         case .relationshipType:
             "@Relationship needs the property's type written: [Model] for a to-many relationship, Model? for the reference back"
+        case .inverseOfAnotherType:
+            "the inverse is a property of the collection's element type, the reference back to this class: @Relationship(inverse: \\Line.invoice) var lines: [Line] = []"
+        case .orderOfAnotherType:
+            "orderBy: orders the collection's elements by one of their properties: @Relationship(inverse: \\Line.invoice, orderBy: \\Line.position) var lines: [Line] = []"
         }
     }
 

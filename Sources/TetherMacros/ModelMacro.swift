@@ -118,10 +118,13 @@ extension ModelMacro {
     /// How the schema reads a property's storage: `storage: { $0._name }`; for a to-many
     /// relationship, with `relationship: Tether._ToMany(<the attribute's arguments>)` after it;
     /// for a reference back, `reference: { $0._name }` (its storage is a `_ModelReference`).
-    fileprivate static func storageArgument(_ property: TrackedProperty) -> String {
+    fileprivate static func storageArgument(_ property: TrackedProperty, typeName: String) -> String {
         switch property.relationship {
-        case .toMany(let arguments)?:
-            return "storage: { $0._\(property.name) }, relationship: Tether._ToMany(\(arguments))"
+        case .toMany(let arguments, let element)?:
+            // The generic arguments written out: the type checker then checks the key paths
+            // against the two types alone, and a wrong one is an ordinary error, not a search
+            // through every overload of the schema (which made Swift 6.3 abort).
+            return "storage: { $0._\(property.name) }, relationship: Tether._ToMany<\(typeName), \(element)>(\(arguments))"
         case .reference?:
             return "reference: { $0._\(property.name) }, setReference: { $0._\(property.name).setStoredID($1) }"
         case nil:
@@ -134,7 +137,7 @@ extension ModelMacro {
     /// nothing otherwise.
     fileprivate static func isolatedRelationshipArgument(_ property: TrackedProperty, typeName: String) -> String {
         switch property.relationship {
-        case .toMany(let arguments)?: return ", relationship: Tether._ToMany(isolated: (), \(arguments))"
+        case .toMany(let arguments, let element)?: return ", relationship: Tether._ToMany<\(typeName), \(element)>(isolated: (), \(arguments))"
         case .reference?: return ", isolatedReference: \\\(typeName)._\(property.name)"
         case nil: return ""
         }
@@ -167,7 +170,7 @@ extension ModelMacro {
                         """
                         Tether.ModelProperty(name: \(literal: property.name), index: \(literal: index), \
                         keyPath: \\\(raw: typeName).\(raw: property.identifier), transient: \(literal: property.isTransient), \
-                        set: { $0.\(raw: property.identifier) = $1 }, \(raw: storageArgument(property)))
+                        set: { $0.\(raw: property.identifier) = $1 }, \(raw: storageArgument(property, typeName: typeName)))
                         """
                     ),
                 trailingComma: .commaToken()

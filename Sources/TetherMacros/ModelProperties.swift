@@ -24,8 +24,8 @@ enum RelationshipAnalysis {
 /// A property marked `@Relationship`.
 enum RelationshipKind {
     /// `@Relationship(inverse: ...) var lines: [InvoiceLine]`: a to-many collection; the
-    /// attribute's arguments as written.
-    case toMany(arguments: String)
+    /// attribute's arguments and the element type as written.
+    case toMany(arguments: String, element: String)
     /// `@Relationship var invoice: Invoice?`: a reference that does not keep its target alive;
     /// the target type as written.
     case reference(target: String)
@@ -52,8 +52,19 @@ extension VariableDeclSyntax {
             guard let arguments, arguments.contains(where: { $0.label?.text == "inverse" }) else {
                 return .failure(Diagnostic(node: attribute, message: ModelDiagnostic.toManyNeedsInverse))
             }
-            _ = array
-            return .success(.toMany(arguments: arguments.trimmedDescription))
+            // A key path written with its root names the element type: another type is a
+            // mistake said here, at the argument (the type checker would meet it deep in the
+            // schema `@Model` generates).
+            let element = array.element.trimmedDescription
+            for argument in arguments {
+                guard let label = argument.label?.text, label == "inverse" || label == "orderBy",
+                      let root = argument.expression.as(KeyPathExprSyntax.self)?.root?.trimmedDescription,
+                      root != element else { continue }
+                return .failure(Diagnostic(
+                    node: argument.expression,
+                    message: label == "inverse" ? ModelDiagnostic.inverseOfAnotherType : ModelDiagnostic.orderOfAnotherType))
+            }
+            return .success(.toMany(arguments: arguments.trimmedDescription, element: element))
         }
         if let wrapped = type?.optionalWrapped {
             guard arguments == nil || arguments?.isEmpty == true else {

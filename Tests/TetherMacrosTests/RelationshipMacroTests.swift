@@ -31,7 +31,7 @@ final class RelationshipMacroTests: XCTestCase {
                                 $0.lines = $1
                             }, storage: {
                                 $0._lines
-                            }, relationship: Tether._ToMany(inverse: \Line.invoice, deleteRule: .cascade, orderBy: \Line.position)),
+                            }, relationship: Tether._ToMany<Invoice, Line>(inverse: \Line.invoice, deleteRule: .cascade, orderBy: \Line.position)),
                 ])
             }
             final class Line {
@@ -133,6 +133,50 @@ final class RelationshipMacroTests: XCTestCase {
                 modelDiagnostic("toManyNeedsInverse", "a to-many relationship needs its inverse: @Relationship(inverse: \\Line.invoice) var lines: [Line] = []", line: 3, column: 5),
                 modelDiagnostic("referenceTakesNoArguments", "the inverse and the delete rule go on the to-many side; write @Relationship alone here", line: 4, column: 5),
                 modelDiagnostic("relationshipType", "@Relationship needs the property's type written: [Model] for a to-many relationship, Model? for the reference back", line: 5, column: 5),
+            ],
+            macroSpecs: ["Model": modelMacros()["Model"]!]
+        )
+    }
+
+    /// A key path of another type than the collection's element, as the inverse or the order,
+    /// is said at the argument. (The type checker met it in the generated schema, among every
+    /// overload of `ModelProperty`, and Swift 6.3 aborted with "Trail corrupted".) Those it
+    /// can only check by type (a property of the element of the wrong type) it checks against
+    /// the written generic arguments of `_ToMany`, an ordinary error.
+    func testAnInverseOrOrderOfAnotherTypeIsSaidAtTheArgument() {
+        assertMacroExpansion(
+            """
+            @Model
+            final class Invoice {
+                var number = 0
+                @Relationship(inverse: \\Invoice.number) var lines: [Line] = []
+                @Relationship(inverse: \\Line.invoice, orderBy: \\Invoice.number) var sorted: [Line] = []
+            }
+            """,
+            expandedSource: """
+            final class Invoice {
+                @Tether._ModelTracked(index: 0)
+                var number = 0
+                @Relationship(inverse: \\Invoice.number) var lines: [Line] = []
+                @Relationship(inverse: \\Line.invoice, orderBy: \\Invoice.number) var sorted: [Line] = []
+
+                @Tether.ModelIgnored let _$registrar = Tether.ModelRegistrar(propertyCount: 1)
+
+                static let _$schema = Tether.ModelSchema<Invoice>(name: "Invoice", properties: [
+                    Tether.ModelProperty(name: "number", index: 0, keyPath: \\Invoice.number, transient: false, set: {
+                                $0.number = $1
+                            }, storage: {
+                                $0._number
+                            }),
+                ])
+            }
+
+            extension Invoice: Tether.Model {
+            }
+            """,
+            diagnostics: [
+                modelDiagnostic("inverseOfAnotherType", "the inverse is a property of the collection's element type, the reference back to this class: @Relationship(inverse: \\Line.invoice) var lines: [Line] = []", line: 4, column: 28),
+                modelDiagnostic("orderOfAnotherType", "orderBy: orders the collection's elements by one of their properties: @Relationship(inverse: \\Line.invoice, orderBy: \\Line.position) var lines: [Line] = []", line: 5, column: 52),
             ],
             macroSpecs: ["Model": modelMacros()["Model"]!]
         )
