@@ -102,4 +102,70 @@ struct RelationshipQueryTests {
         #expect(big.values.map { $0.count } == [0, 1])
         #expect(entry.amount == 50)
     }
+
+    /// "Has no client" is `\.client == nil` (or `.isNil`), as reading the relationship says:
+    /// NULL, or an id that names no row (another program wrote it, foreign keys off). The same
+    /// for the inverse of a to-many relationship.
+    @Test func aToOneComparedWithNilMeansWhatReadingItSays() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let ada = try store.insert({ let client = Client(); client.name = "Ada"; return client }())
+        let bills = try (0..<4).map { number in
+            let bill = Bill()
+            bill.number = number
+            bill.client = number < 2 ? ada : nil
+            return try store.insert(bill)
+        }
+        let sheet = try store.insert(Sheet())
+        let loose = try store.insert(Entry())
+        sheet.entries = [try store.insert(Entry())]
+        try store.flush()
+        let other = try fixture.another()
+        try other.execute("PRAGMA foreign_keys = OFF")
+        try other.execute("UPDATE Bill SET client_id = 999 WHERE number = 1")
+        try store.refresh()
+        #expect(bills[1].client == nil, "the id names no row: read, it is nil")
+
+        func numbers(_ condition: Condition<Bill>) throws -> [Int] {
+            try store.fetch(Bill.self, where: condition, orderBy: \.number).map(\.number)
+        }
+        #expect(try numbers(\.client == nil) == [1, 2, 3])
+        #expect(try numbers(.isNil(\.client)) == [1, 2, 3])
+        #expect(try numbers(\.client != nil) == [0])
+        #expect(try numbers(!(\.client == nil)) == [0])
+        #expect(try numbers(.isNotNil(\.client) || \.number == 3) == [0, 3])
+        #expect(try store.count(Bill.self, where: \.client == nil) == 3)
+        let withoutSheet = try store.fetch(Entry.self, where: \.sheet == nil)
+        #expect(withoutSheet.map(ObjectIdentifier.init) == [ObjectIdentifier(loose)])
+    }
+
+    /// `contains`, `hasPrefix` and `hasSuffix` on an optional text: nil contains nothing, and
+    /// `!` of it holds for nil, as in Swift (`nickname?.contains(x) == true`).
+    @Test func textConditionsOnAnOptionalText() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let nicknames: [String?] = ["Ace", nil, "Grace", "", nil, "Lace\0x"]
+        for nickname in nicknames {
+            let contact = Contact()
+            contact.nickname = nickname
+            try store.insert(contact)
+        }
+        try store.flush()
+        func matches(_ condition: Condition<Contact>) throws -> [String?] {
+            try store.fetch(Contact.self, where: condition).map(\.nickname)
+        }
+        #expect(try matches(.contains(\.nickname, "ace")) == ["Grace", "Lace\0x"])
+        #expect(try matches(.contains(\.nickname, "ACE", ignoringCase: true)) == ["Ace", "Grace", "Lace\0x"])
+        #expect(try matches(.hasPrefix(\.nickname, "")) == ["Ace", "Grace", "", "Lace\0x"], "nil has no prefix, not even the empty one")
+        #expect(try matches(.hasSuffix(\.nickname, "\0x")) == ["Lace\0x"])
+        #expect(try matches(!.contains(\.nickname, "ace")) == ["Ace", nil, "", nil])
+        let swift = nicknames.filter { !($0?.hasPrefix("A") == true) }
+        #expect(try matches(!.hasPrefix(\.nickname, "A")) == swift)
+    }
 }
+
+@Model
+final class Contact {
+    var nickname: String?
+}
+extension Contact: PersistentModel {}

@@ -95,6 +95,28 @@ public struct Condition<Root: PersistentModel>: Sendable {
         make(keyPath, []) { index, _ in .match(property: index, .suffix, suffix) }
     }
 
+    /// The optional text contains `text`, as `contains(_:_:ignoringCase:)` says; nil contains
+    /// nothing (and `!` of it holds for nil), as `name?.contains(text) == true` in Swift.
+    ///
+    /// ```swift
+    /// store.fetch(Contact.self, where: .contains(\.nickname, "ace"))   // nickname: String?
+    /// ```
+    public static func contains(_ keyPath: KeyPath<Root, String?>, _ text: String, ignoringCase: Bool = false) -> Condition {
+        make(keyPath, [String]()) { index, _ in
+            .and(.isNull(property: index, negated: true), .match(property: index, ignoringCase ? .containsIgnoringCase : .contains, text))
+        }
+    }
+
+    /// The optional text starts with `prefix` (case-sensitive); nil starts with nothing.
+    public static func hasPrefix(_ keyPath: KeyPath<Root, String?>, _ prefix: String) -> Condition {
+        make(keyPath, [String]()) { index, _ in .and(.isNull(property: index, negated: true), .match(property: index, .prefix, prefix)) }
+    }
+
+    /// The optional text ends with `suffix` (case-sensitive); nil ends with nothing.
+    public static func hasSuffix(_ keyPath: KeyPath<Root, String?>, _ suffix: String) -> Condition {
+        make(keyPath, [String]()) { index, _ in .and(.isNull(property: index, negated: true), .match(property: index, .suffix, suffix)) }
+    }
+
     /// The optional property is nil (its column is NULL).
     ///
     /// ```swift
@@ -140,6 +162,21 @@ extension Condition {
         case .success(let index):
             return Condition(.related(property: index, _Subquery(table: Target._$schema.name, select: "id", condition)))
         }
+    }
+
+    /// The to-one relationship at `keyPath` is nil, as reading it says: its column is NULL, or
+    /// names no row (an id another program wrote). `\.customer == nil` is the same.
+    ///
+    /// ```swift
+    /// store.fetch(Invoice.self, where: .isNil(\.customer))     // the invoices without a customer
+    /// ```
+    public static func isNil<Target: PersistentModel>(_ keyPath: KeyPath<Root, Target?>) -> Condition {
+        !related(keyPath, .always(true))
+    }
+
+    /// The to-one relationship at `keyPath` holds a model (`\.customer != nil`).
+    public static func isNotNil<Target: PersistentModel>(_ keyPath: KeyPath<Root, Target?>) -> Condition {
+        related(keyPath, .always(true))
     }
 
     /// At least one model of the to-many relationship at `keyPath` meets `condition` (a
@@ -218,6 +255,20 @@ public func == <M: PersistentModel, V: SQLiteConvertible>(keyPath: KeyPath<M, V?
 
 /// The optional property is not nil.
 public func != <M: PersistentModel, V: SQLiteConvertible>(keyPath: KeyPath<M, V?>, _: _OptionalNilComparisonType) -> Condition<M> {
+    .isNotNil(keyPath)
+}
+
+/// The to-one relationship is nil (see `Condition.isNil(_:)`).
+///
+/// ```swift
+/// store.fetch(Invoice.self, where: \.customer == nil)
+/// ```
+public func == <M: PersistentModel, Target: PersistentModel>(keyPath: KeyPath<M, Target?>, _: _OptionalNilComparisonType) -> Condition<M> {
+    .isNil(keyPath)
+}
+
+/// The to-one relationship holds a model.
+public func != <M: PersistentModel, Target: PersistentModel>(keyPath: KeyPath<M, Target?>, _: _OptionalNilComparisonType) -> Condition<M> {
     .isNotNil(keyPath)
 }
 
