@@ -148,6 +148,29 @@ extension Store {
         if let unsaved { throw unsaved }
     }
 
+    /// Lets the store settle: waits until the commits already handed to the writer (the end
+    /// of a turn's commit, a retry) have committed or failed, and applies their outcomes now,
+    /// on the calling thread. Afterwards `pendingRowCount` counts only what still waits (for a
+    /// retry, or kept back by its rules), and `errors` has sent every failure of those commits.
+    /// Nothing new is committed (that is `flush()`), and nothing is thrown.
+    ///
+    /// The commit of a turn runs on the store's writer queue and its outcome comes back as an
+    /// event of the store's scheduler, so a test on a `TestScheduler` that has run the turn
+    /// (`advance()`) would otherwise see the commit still under way. With `settle()`, what a
+    /// test sees after a turn does not depend on the writer queue's timing:
+    ///
+    /// ```swift
+    /// invoice.quantity = 3
+    /// scheduler.advance()    // the turn ends: its commit is handed to the writer
+    /// store.settle()         // committed (pendingRowCount == 0), or its error is on `errors`
+    /// ```
+    public func settle() {
+        precondition(!state.inWriteLock, Self.calledInWriteLock("settle()"))
+        guard !state.closed else { return }
+        if !state.inFlight.isEmpty { writer.sync { _ in } }
+        drain()
+    }
+
     /// Why `row` may not be written now: a constraint refused it (and its model has not changed
     /// since), or it breaks one of its model's rules.
     func invalidity(of object: ObjectIdentifier, _ row: _DirtyRow) -> ValidationError? {
