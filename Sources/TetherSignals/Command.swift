@@ -18,7 +18,11 @@ extension CommandError: Equatable where Failure: Equatable {}
 /// returns a cold signal; subscribing to it starts one execution, unless the command is
 /// disabled, in which case it fails at once with `CommandError.disabled` and nothing runs.
 /// A command is enabled while its enabling signal last sent `true` (or has sent nothing yet)
-/// and it is not executing: executions never overlap.
+/// and it is not executing: executions never overlap. A command made with
+/// `allowsConcurrentExecution: true` (RACCommand's property of that name) stays enabled while it
+/// executes: each application runs, and `isExecuting` is true while any of them runs. Choose it
+/// for work whose runs are independent (loading pages); keep the default for work that must not
+/// run twice at once (sending an invoice, a Save button pressed twice).
 ///
 /// Every execution's values go to its own subscriber and to `values`; its failure to its
 /// subscriber (as `.failed`) and to `errors`. `isExecuting` and `isEnabled` send their current
@@ -37,14 +41,17 @@ public final class Command<Input: Sendable, Output, Failure: Error>: Sendable {
     private struct State {
         /// The enabling signal's latest value (true until it sends one).
         var enabledBySignal = true
-        var executing = false
+        /// The executions running (at most one unless `allowsConcurrentExecution`).
+        var executions = 0
+        let allowsConcurrentExecution: Bool
         /// Incremented by every change, so `publish()` can tell it sent the latest state.
         var version = 0
-        var enabled: Bool { enabledBySignal && !executing }
+        var executing: Bool { executions > 0 }
+        var enabled: Bool { enabledBySignal && (allowsConcurrentExecution || executions == 0) }
     }
 
     private let work: @Sendable (Input) -> Signal<Output, Failure>
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let enabledSubject: BehaviorSubject<Bool, Never>
     private let executingSubject = BehaviorSubject<Bool, Never>(false)
     private let valuesSubject = Subject<Output, Never>()
@@ -53,17 +60,20 @@ public final class Command<Input: Sendable, Output, Failure: Error>: Sendable {
     private let enabling = SerialDisposable()
 
     /// Creates a command that runs `work` for each application, enabled while `enabledIf` last
-    /// sent `true` (or sent nothing yet) and no execution is running. The command holds its
-    /// subscription to `enabledIf` until it is freed.
+    /// sent `true` (or sent nothing yet) and, unless `allowsConcurrentExecution`, no execution is
+    /// running. The command holds its subscription to `enabledIf` until it is freed.
     ///
     /// ```swift
     /// let send = Command(enabledIf: observe(invoice, \.isComplete)) { (_: Void) in mailer.send(invoice) }
+    /// let load = Command(allowsConcurrentExecution: true) { (page: Int) in api.page(page) }
     /// ```
     public init(
         enabledIf enabling: Signal<Bool, Never>? = nil,
+        allowsConcurrentExecution: Bool = false,
         _ work: @escaping @Sendable (Input) -> Signal<Output, Failure>
     ) {
         self.work = work
+        self.state = Mutex(State(allowsConcurrentExecution: allowsConcurrentExecution))
         self.enabledSubject = BehaviorSubject(true)
         guard let enabling else { return }
         let subscription = enabling.subscribe(next: { [weak self] enabled in self?.setEnabledBySignal(enabled) })
@@ -84,6 +94,9 @@ public final class Command<Input: Sendable, Output, Failure: Error>: Sendable {
     /// Whether an execution is running at this moment.
     public var isExecutingNow: Bool { state.withLock { $0.executing } }
 
+    /// Whether applications may run while another runs (set when the command is made).
+    public var allowsConcurrentExecution: Bool { state.withLock { $0.allowsConcurrentExecution } }
+
     /// The values of every execution, as they are sent.
     public var values: Signal<Output, Never> { valuesSubject.signal }
 
@@ -101,7 +114,7 @@ public final class Command<Input: Sendable, Output, Failure: Error>: Sendable {
         Signal<Output, CommandError<Failure>>(_unchecked: { [self] sink, lifetime in
             let started = state.withLock { state -> Bool in
                 guard state.enabled else { return false }
-                state.executing = true
+                state.executions += 1
                 state.version += 1
                 return true
             }
@@ -145,7 +158,7 @@ public final class Command<Input: Sendable, Output, Failure: Error>: Sendable {
 
     private func finishExecution() {
         state.withLock {
-            $0.executing = false
+            $0.executions -= 1
             $0.version += 1
         }
         publish()

@@ -8,9 +8,10 @@ import TetherSignals
 private func delayedCommand(
     on scheduler: TestScheduler,
     enabledIf enabling: Signal<Bool, Never>? = nil,
-    delay: Duration = .seconds(1)
+    delay: Duration = .seconds(1),
+    concurrent: Bool = false
 ) -> Command<Int, Int, TestError> {
-    Command(enabledIf: enabling) { (input: Int) in
+    Command(enabledIf: enabling, allowsConcurrentExecution: concurrent) { (input: Int) in
         let result: Signal<Int, TestError> = input < 0 ? Signal(error: .boom) : Signal.just(input * 10)
         return result.delay(delay, on: scheduler)
     }
@@ -51,6 +52,35 @@ struct CommandTests {
         third.record(command.apply(3))
         scheduler.advance(by: .seconds(1))
         #expect(third.events == [.next(30), .completed], "enabled again once the first ended")
+    }
+
+    /// With `allowsConcurrentExecution`, applications overlap: each runs, the command stays
+    /// enabled, and `isExecuting` is true from the first start to the last end. The enabling
+    /// signal still gates it.
+    @Test func concurrentExecutionsOverlapWhenAllowed() {
+        let scheduler = TestScheduler()
+        let enabling = BehaviorSubject<Bool, Never>(true)
+        let command = delayedCommand(on: scheduler, enabledIf: enabling.signal, delay: .seconds(2), concurrent: true)
+        #expect(command.allowsConcurrentExecution)
+        let executing = Recorder<Bool, Never>(), enabled = Recorder<Bool, Never>()
+        executing.record(command.isExecuting)
+        enabled.record(command.isEnabled)
+        let first = Recorder<Int, CommandError<TestError>>(), second = Recorder<Int, CommandError<TestError>>()
+        first.record(command.apply(1))
+        scheduler.advance(by: .seconds(1))
+        second.record(command.apply(2))
+        #expect(command.isEnabledNow && command.isExecutingNow)
+        scheduler.advance(by: .seconds(1))
+        #expect(first.events == [.next(10), .completed])
+        #expect(command.isExecutingNow, "the second still runs")
+        scheduler.advance(by: .seconds(1))
+        #expect(second.events == [.next(20), .completed])
+        #expect(executing.events == [.next(false), .next(true), .next(false)])
+        #expect(enabled.events == [.next(true)], "never disabled by its own executions")
+        enabling.sendNext(false)
+        let third = Recorder<Int, CommandError<TestError>>()
+        third.record(command.apply(3))
+        #expect(third.events == [.error(.disabled)])
     }
 
     /// The enabling signal: disabled while it last sent false; applying then fails at once.
