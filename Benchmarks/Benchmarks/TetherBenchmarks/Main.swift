@@ -44,6 +44,7 @@ let benchmarks: @Sendable () -> Void = {
     registerP7P8()
     registerP10()
     registerS1()
+    registerS1WithoutAnIndex()
     registerS2()
     registerT1()
     registerTetherOperatorBenchmarks()

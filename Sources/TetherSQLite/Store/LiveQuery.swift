@@ -86,6 +86,7 @@ extension Store {
         let stamp: UInt64
         do {
             let table = try table(for: type)
+            if let orderBy, let column = table.column(forProperty: orderBy) { ensureOrderIndex(table, column: column.name) }
             let sql = try table.querySQL(
                 columns: "id", where: condition, orderBy: orderBy, descending: descending, limit: limit, offset: offset)
             // A page is made again each time; a whole result follows a few changed rows.

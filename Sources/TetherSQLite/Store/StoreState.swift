@@ -34,6 +34,8 @@ final class _StoreState {
     /// Columns being set from the database: their next change notification is not written back.
     @exclusivity(unchecked) var suppressed: Set<_Suppressed> = []
     var liveQueries: [Int: any _AnyLiveQuery] = [:]
+    /// The order columns (`Table\0column`) whose index `ensureOrderIndex` has seen to.
+    var orderIndexes: Set<String> = []
     @exclusivity(unchecked) var commitScheduled = false
     var retryDelay: Duration?
     /// Whether the store was closed (`Store.close()`, or by its exit handler).
