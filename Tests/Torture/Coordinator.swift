@@ -117,7 +117,7 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
     func running() -> [WorkerProcess] { workers.compactMap(\.last).filter { !$0.isDone && !$0.hasEnded } }
 
     // Faults, until every worker is done or dead.
-    var kills = 0, locks = 0, readOnlySpells = 0, shellWrites = 0, shellFailures = 0
+    var kills = 0, locks = 0, readOnlySpells = 0, shellWrites = 0, shellFailures = 0, shellDeletes = 0
     var shellAcknowledged: [Int64: Int] = [:]
     let deadline = ContinuousClock.now + .seconds(3_600)
     while !running().isEmpty, ContinuousClock.now < deadline {
@@ -169,6 +169,14 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
                 shellFailures += 1
             }
             shellWrites += 1
+        } else if options.shell, roll < 38 {
+            // The shell deletes a folder (its subtree and their leaves go, by the triggers: the
+            // shell's foreign keys and recursive triggers are off) or a tag (the folders that
+            // carry it carry none). Before a worker made the tables, it fails: not a violation.
+            let sql = random.chance(50)
+                ? "DELETE FROM Folder WHERE id = (SELECT id FROM Folder ORDER BY random() LIMIT 1);"
+                : "DELETE FROM Tag WHERE id = (SELECT id FROM Tag ORDER BY random() LIMIT 1);"
+            if runShell(path: path, sql: sql) { shellDeletes += 1 } else { shellFailures += 1 }
         }
     }
     if ContinuousClock.now >= deadline { violations.append("the run did not end within an hour") }
@@ -202,7 +210,7 @@ func runTorture(_ options: RunOptions, executable: String) -> [String] {
     func count(_ prefix: String) -> Int { allLines.filter { $0.hasPrefix(prefix) }.count }
     let faultsSeen = "read-only opens \(count("ro")), failed flushes \(count("e flush")), failed updates \(count("uf ") + count("tf ")), failed inserts \(count("e insert"))"
     say("torture seed \(options.seed): \(options.workers) workers x \(options.operations) operations, \(options.rows) cells; "
-        + "kills \(kills) (each worker started again), lock holds \(locks), read-only spells \(readOnlySpells), shell writes \(shellWrites) (\(shellFailures) refused); "
+        + "kills \(kills) (each worker started again), lock holds \(locks), read-only spells \(readOnlySpells), shell writes \(shellWrites) (\(shellFailures) refused), shell deletes \(shellDeletes); "
         + "\(faultsSeen); \(violations.count) violations")
     return violations
 }
@@ -245,6 +253,16 @@ func check(path: String, workers: [[WorkerProcess]], shellAcknowledged: [Int64: 
     if (try? reader.tableExists("Leaf")) == true {
         let orphans = (try? reader.scalar("SELECT COUNT(*) FROM Leaf WHERE folder_id IS NOT NULL AND folder_id NOT IN (SELECT id FROM Folder)", as: Int.self)) ?? -1
         if orphans != 0 { violations.append("\(orphans) leaves name a folder that was deleted (the cascade did not hold)") }
+    }
+    // No folder names a deleted row: its parent (the tree's cascade, every level) or its tag
+    // (nullify), whoever deleted them.
+    if (try? reader.tableExists("Folder")) == true {
+        let orphans = (try? reader.scalar("SELECT COUNT(*) FROM Folder WHERE parent_id IS NOT NULL AND parent_id NOT IN (SELECT id FROM Folder)", as: Int.self)) ?? -1
+        if orphans != 0 { violations.append("\(orphans) folders name a parent that was deleted (the tree's cascade did not hold)") }
+        if (try? reader.tableExists("Tag")) == true {
+            let tagged = (try? reader.scalar("SELECT COUNT(*) FROM Folder WHERE tag_id IS NOT NULL AND tag_id NOT IN (SELECT id FROM Tag)", as: Int.self)) ?? -1
+            if tagged != 0 { violations.append("\(tagged) folders name a tag that was deleted (nullify did not hold)") }
+        }
     }
 
     var updatesAcknowledged: [Int64: Int] = [:]

@@ -26,14 +26,29 @@ final class Churn {
 }
 extension Churn: PersistentModel {}
 
-/// A parent that workers insert with leaves, and delete (its leaves go with it: cascade).
+/// A parent that workers insert with leaves, and delete (its leaves go with it: cascade). It
+/// may sit in another folder (a tree: deleting a folder deletes its whole subtree, whoever
+/// deletes it, the sqlite3 shell included), and may carry a tag (a plain to-one: deleting the
+/// tag sets it to nil).
 @Model
 final class Folder {
     var label = ""
     @Relationship(inverse: \Leaf.folder, deleteRule: .cascade, orderBy: \Leaf.position)
     var leaves: [Leaf] = []
+    @Relationship(inverse: \Folder.parent, deleteRule: .cascade)
+    var subfolders: [Folder] = []
+    @Relationship var parent: Folder?
+    var tag: Tag?
 }
 extension Folder: PersistentModel {}
+
+/// What a folder may be tagged with: workers and the sqlite3 shell delete tags, and the
+/// folders that carried one carry none (nullify, for every program).
+@Model
+final class Tag {
+    var label = ""
+}
+extension Tag: PersistentModel {}
 
 /// A child that workers add to folders, move between them, reorder and delete.
 @Model

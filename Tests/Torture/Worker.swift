@@ -304,6 +304,17 @@ func runWorker(_ options: WorkerOptions) -> Never {
             let held = folder.leaves.map { "\($0.persistentID ?? 0)" }
             if held != leaves { say("X diverged folder \(id): leaves \(held) rows \(leaves)") }
             if folder.leaves.contains(where: { $0.folder !== folder }) { say("X folder \(id): a leaf names another folder") }
+            // Its subfolders and its tag, as the rows say (none names a deleted row).
+            let subfolders = try reader.rows("SELECT id FROM Folder WHERE parent_id = ? ORDER BY id", [.integer(id)])
+                .map { text($0.values[0]) }
+            let heldSubfolders = folder.subfolders.map { "\($0.persistentID ?? 0)" }
+            if heldSubfolders != subfolders { say("X diverged folder \(id): subfolders \(heldSubfolders) rows \(subfolders)") }
+            let tagRow = try reader.rows("SELECT tag_id, parent_id FROM Folder WHERE id = ?", [.integer(id)]).first?.values
+            let tag = folder.tag.flatMap(\.persistentID).map { SQLiteValue.integer($0) } ?? .null
+            if let tagRow, tagRow[0] != tag { say("X diverged folder \(id): tag \(tag) row \(tagRow[0])") }
+            if folder.tag != nil, folder.tag?.persistentID == nil { say("X folder \(id) holds a deleted tag") }
+            let parent = folder.parent.flatMap(\.persistentID).map { SQLiteValue.integer($0) } ?? .null
+            if let tagRow, tagRow[1] != parent { say("X diverged folder \(id): parent \(parent) row \(tagRow[1])") }
         }
         if let failure = liveFailure.value { say("X live query failed: \(failure)") }
         if liveIDs.value != rows.keys.sorted() {
@@ -329,7 +340,7 @@ func relationshipOperation(_ store: Store, roll: Int, operation: Int, folders: i
     let leaves = folders.flatMap(\.leaves).filter { $0.persistentID != nil }
     do {
         switch roll {
-        case 87..<90:
+        case 87:
             let folder = Folder()
             folder.label = "f\(operation)"
             folder.leaves = (0..<random.below(4)).map { _ in
@@ -340,6 +351,31 @@ func relationshipOperation(_ store: Store, roll: Int, operation: Int, folders: i
             try store.insert(folder)
             folders.append(folder)
             say("r insert folder \(folder.persistentID ?? 0) leaves \(folder.leaves.map { $0.persistentID ?? 0 })")
+        case 88 where !folders.isEmpty:   // a subfolder: the tree grows a level
+            let parent = folders[random.below(folders.count)]
+            let folder = Folder()
+            folder.label = "f\(operation)"
+            parent.subfolders.append(folder)
+            folders.append(folder)
+            say("r subfolder \(folder.persistentID ?? 0) of \(parent.persistentID ?? 0)")
+        case 89 where !folders.isEmpty:   // a tag: a new one, another folder's, or none
+            let folder = folders[random.below(folders.count)]
+            switch random.below(3) {
+            case 0:
+                let tag = Tag()
+                tag.label = "t\(operation)"
+                try store.insert(tag)
+                folder.tag = tag
+            case 1:
+                folder.tag = folders.compactMap(\.tag).filter { $0.persistentID != nil }.randomElement(using: &random)
+            default:
+                if let tag = folder.tag, tag.persistentID != nil, random.chance(50) {
+                    say("r delete tag \(tag.persistentID ?? 0)")
+                    try store.delete(tag)
+                } else {
+                    folder.tag = nil
+                }
+            }
         case 90..<92 where !folders.isEmpty:
             let leaf = Leaf()
             leaf.position = random.below(10)

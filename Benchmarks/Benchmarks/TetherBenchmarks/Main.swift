@@ -45,6 +45,7 @@ let benchmarks: @Sendable () -> Void = {
     registerP10()
     registerS1()
     registerS1WithoutAnIndex()
+    registerS3()
     registerS2()
     registerT1()
     registerTetherOperatorBenchmarks()

@@ -129,6 +129,9 @@ struct _LiveQuerySpec: Sendable {
     /// Whether only inserted and deleted rows can change the result (a count of every row):
     /// a look that only updated rows does not run the query again.
     var insertsAndDeletesOnly = false
+    /// For a live aggregate: how its value follows the changed rows (its `idSQL` is only the
+    /// rows it reads, which say which tables it depends on).
+    var aggregate: _IncrementalAggregate? = nil
 }
 
 /// The store's reader of the change log (`schema/002_tether_changes.sql`, with the range
@@ -247,13 +250,14 @@ final class _ChangeTracker: Sendable {
     /// it reads runs its id query again. Returns its number.
     func addQuery(
         idSQL: String, arguments: [SQLiteValue], incremental: _IncrementalQuery?, insertsAndDeletesOnly: Bool = false,
-        in connection: Connection
+        aggregate: _IncrementalAggregate? = nil, in connection: Connection
     ) throws(SQLiteError) -> Int {
         let tables = try connection.tablesRead(by: idSQL)
         var incremental = incremental
         if let query = incremental, try !query.readsItsTableOnlyAsTheOuterRow(connection) { incremental = nil }
         let spec = _LiveQuerySpec(
-            idSQL: idSQL, arguments: arguments, tables: tables, incremental: incremental, insertsAndDeletesOnly: insertsAndDeletesOnly)
+            idSQL: idSQL, arguments: arguments, tables: tables, incremental: incremental, insertsAndDeletesOnly: insertsAndDeletesOnly,
+            aggregate: aggregate)
         return state.withLock { state in
             let id = state.nextQuery
             state.nextQuery += 1
@@ -648,7 +652,11 @@ final class _ChangeTracker: Sendable {
             for (id, spec) in queries where set.resync
                 || !spec.tables.isDisjoint(with: spec.insertsAndDeletesOnly ? insertedOrDeleted : changedTables) {
                 do {
-                    if !set.resync, let incremental = spec.incremental,
+                    if let aggregate = spec.aggregate {
+                        let value = try aggregate.follow(
+                            entries: set.entries, changedTables: changedTables, tables: spec.tables, resync: set.resync, connection)
+                        set.queryResults[id] = .success(.value(value))
+                    } else if !set.resync, let incremental = spec.incremental,
                        let changed = incremental.changedRows(
                            in: set.entries, changedTables: changedTables, tables: spec.tables, resultSize: sizes[id] ?? 0) {
                         let arrivals = try incremental.arrivals(among: changed, connection)

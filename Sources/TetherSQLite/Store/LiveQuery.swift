@@ -114,12 +114,13 @@ extension Store {
     /// unregisters it. Returns the query's number and what `read` returned.
     func registerLiveQuery<First>(
         idSQL: String, arguments: [SQLiteValue], incremental: _IncrementalQuery? = nil, insertsAndDeletesOnly: Bool = false,
-        read: () throws -> First
+        aggregate: _IncrementalAggregate? = nil, read: () throws -> First
     ) throws -> (id: Int, first: First) {
         let tracker = self.tracker
         let id = try writer.sync { connection in
             try tracker.addQuery(
-                idSQL: idSQL, arguments: arguments, incremental: incremental, insertsAndDeletesOnly: insertsAndDeletesOnly, in: connection)
+                idSQL: idSQL, arguments: arguments, incremental: incremental, insertsAndDeletesOnly: insertsAndDeletesOnly,
+                aggregate: aggregate, in: connection)
         }
         do {
             return (id, try read())
@@ -209,6 +210,8 @@ final class _LiveQuery<M: PersistentModel>: _AnyLiveQuery {
                 changed = try follow(ids, arrivals, entries: entries, store: store)
             case .ids(let ids):
                 changed = try replace(with: ids, entries: entries, resync: resync, store: store)
+            case .value:
+                return   // an aggregate's: not for a query of rows
             }
             store.tracker.setResultSize(rows.count, ofQuery: id)
             if changed { observer.sendNext(rows.snapshot()) }

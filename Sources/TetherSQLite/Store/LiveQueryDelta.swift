@@ -7,6 +7,8 @@ enum _QueryChange: Sendable {
     /// Only the rows `changed` may have changed: each leaves the result, and those of them in it
     /// now come back, in result order, each right after the row named (first when nil).
     case rows(changed: [Int64], arrivals: [(id: Int64, after: Int64?)])
+    /// A live aggregate's new value (see `_IncrementalAggregate`).
+    case value(SQLiteValue)
 }
 
 /// A live query whose new result the database can give from the changed rows alone: for each
