@@ -116,6 +116,45 @@ struct LiveAggregateTests {
         empty.dispose()
     }
 
+    /// A value of another type written by another program (text in an integer column) and an
+    /// integer overflow: the live sum says what SQL says, its value or its error.
+    @Test func aSumOfValuesAnotherProgramWroteIsWhatSQLSays() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        for quantity in [1, 2] {
+            let purchase = Purchase()
+            purchase.quantity = quantity
+            try store.insert(purchase)
+        }
+        try store.flush()
+        let (sums, observing) = record(store.observeSum(\Purchase.quantity))
+        let (watched, watching) = record(store.observeSum(\Purchase.quantity))
+        /// The live sum ends as `sum` reads: the same value, or an error when `sum` throws.
+        func agrees(_ history: History<Int?>, _ what: String) {
+            switch Result(catching: { try store.sum(\Purchase.quantity) }) {
+            case .success(let value):
+                #expect(history.values.last == value, "\(what): \(history.events)")
+            case .failure:
+                #expect(history.events.contains { if case .error = $0 { true } else { false } }, "\(what): \(history.events)")
+            }
+        }
+        let other = try fixture.another()
+        try other.execute("UPDATE Purchase SET quantity = 'many' WHERE quantity = 2")
+        try store.refresh()
+        #expect(try fixture.another().rows("SELECT typeof(sum(quantity)) FROM Purchase").first?.values == [.text("real")])
+        agrees(sums, "text in the column")
+        observing.dispose()
+
+        try other.execute("UPDATE Purchase SET quantity = 9223372036854775807")
+        try store.refresh()
+        agrees(watched, "an integer overflow")
+        let (big, fresh) = record(store.observeSum(\Purchase.quantity))
+        agrees(big, "subscribed after the overflow")
+        #expect(big.events.contains { if case .error(let error) = $0 { "\(error)".contains("overflow") } else { false } }, "\(big.events)")
+        watching.dispose()
+        fresh.dispose()
+    }
+
     /// A property that has no column is an error that names it, as for the other queries.
     @Test func aComputedPropertyIsAnError() throws {
         let fixture = try StoreFixture()

@@ -157,4 +157,27 @@ struct OtherProgramsDeleteRulesTests {
         try store.refresh()
         #expect(grandchild.persistentID == nil && child.children.isEmpty)
     }
+
+    /// A file made before a rule's trigger existed (here: the trigger dropped) opens read-only
+    /// all the same: a store that may not write does not make the trigger, and reads as usual;
+    /// the next store that may write makes it.
+    @Test func aReadOnlyStoreOnAFileWithoutTheTriggerReadsItAndAWritableOneMakesIt() throws {
+        let fixture = try StoreFixture()
+        let client = Client()
+        client.name = "Ada"
+        try fixture.store.insert(client)
+        let bill = Bill()
+        bill.client = client
+        try fixture.store.insert(bill)
+        try fixture.store.flush()
+        fixture.close()
+        try sqliteShell(fixture.path, "DROP TRIGGER tether_Bill_client_id_nullify")
+        let viewer = try Store(path: fixture.path, scheduler: TestScheduler(), watchesExternalChanges: false, readOnly: true)
+        #expect(try viewer.fetch(Bill.self).first?.client?.name == "Ada")
+        #expect(try sqliteShell(fixture.path, "SELECT count(*) FROM sqlite_master WHERE name = 'tether_Bill_client_id_nullify'") == "0")
+        try viewer.close()
+        try fixture.open()
+        _ = try fixture.store.fetch(Bill.self)
+        #expect(try sqliteShell(fixture.path, "SELECT count(*) FROM sqlite_master WHERE name = 'tether_Bill_client_id_nullify'") == "1")
+    }
 }

@@ -1,3 +1,5 @@
+import Logging
+
 // To-one relationships: a property `var customer: Customer?` of a persistent model is stored as
 // the related row's id (`customer_id INTEGER REFERENCES Customer(id) ON DELETE SET NULL`, with
 // an index) and read back as the live, identity-mapped model of that row.
@@ -27,8 +29,20 @@ extension Store {
     /// Creates the triggers that are missing or whose SQL differs (a rule changed), in one
     /// transaction; with all of them as they should be, nothing is written (no write lock: a
     /// store opens while another program holds it, or on a read-only file).
+    ///
+    /// A store that may not write (opened read-only, or on a file it cannot write) makes none:
+    /// it reads as usual, and the next store that may write makes them (a warning is logged).
     func install(triggers: [(name: String, sql: String)]) throws {
-        guard !triggers.isEmpty else { return }
+        guard !triggers.isEmpty, !file.readOnlyOnPurpose else { return }
+        do {
+            try makeTriggers(triggers)
+        } catch where StoreError.wrap(error).sqliteError?.isReadOnly == true {
+            TetherLogger.logger(TetherLogger.storeLabel).warning(
+                "the file cannot be written: the delete rules' triggers \(triggers.map(\.name)) are not made; a store that can write makes them")
+        }
+    }
+
+    private func makeTriggers(_ triggers: [(name: String, sql: String)]) throws {
         let file = self.file
         try writer.sync { connection in
             var missing: [(name: String, sql: String)] = []
