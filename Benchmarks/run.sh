@@ -1,5 +1,5 @@
 #!/bin/sh
-# Runs every Tether benchmark (W1-W5, W7, W8, P1-P3b, P7-P10, S1, S2 and T1/T2 with package-benchmark; W6
+# Runs every Tether benchmark (W1-W5, W7, W8, P1-P3b, P7-P10, S1-S3 and T1/T2 with package-benchmark; W6
 # with TetherMemory; P4-P6 and the idle watcher with TetherLatency) in
 # release mode and prints the tables of docs/PERFORMANCE.md. Extra arguments go to
 # `swift package benchmark` (for example: ./run.sh --filter "W1.*").
