@@ -155,6 +155,23 @@ struct LiveAggregateTests {
         fresh.dispose()
     }
 
+    /// A live min of a text column follows rows inserted and deleted elsewhere, as `min` reads it.
+    @Test func aLiveMinOfTextFollowsInsertsAndDeletesElsewhere() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        for name in ["b", "A", "c"] { let c = Client(); c.name = name; try store.insert(c) }
+        try store.flush()
+        let (mins, o) = record(store.observeMin(\Client.name))
+        #expect(mins.values.last == (try store.min(\Client.name)))
+        try fixture.another().execute("INSERT INTO Client (name) VALUES ('a')")
+        try store.refresh()
+        #expect(mins.values.last == (try store.min(\Client.name)))
+        try fixture.another().execute("DELETE FROM Client WHERE name = 'A'")
+        try store.refresh()
+        #expect(mins.values.last == (try store.min(\Client.name)), "\(mins.values)")
+        o.dispose()
+    }
+
     /// A property that has no column is an error that names it, as for the other queries.
     @Test func aComputedPropertyIsAnError() throws {
         let fixture = try StoreFixture()

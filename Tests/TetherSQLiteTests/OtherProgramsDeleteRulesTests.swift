@@ -180,4 +180,36 @@ struct OtherProgramsDeleteRulesTests {
         _ = try fixture.store.fetch(Bill.self)
         #expect(try sqliteShell(fixture.path, "SELECT count(*) FROM sqlite_master WHERE name = 'tether_Bill_client_id_nullify'") == "1")
     }
+
+    /// Another program makes a tree a cycle (a node's parent is its own grandchild): deleting a
+    /// node of it, by the shell or by the store, deletes the whole cycle and ends.
+    @Test func aCycleAnotherProgramMadeIsDeletedWholeAndTheDeleteEnds() throws {
+        let fixture = try StoreFixture()
+        let store = fixture.store!
+        let a = Node(), b = Node(), c = Node()
+        (a.name, b.name, c.name) = ("a", "b", "c")
+        a.children = [b]
+        b.children = [c]
+        try store.insert(a)
+        try store.flush()
+        // The shell makes a cycle: a's parent is c.
+        try sqliteShell(fixture.path, "UPDATE Node SET parent_id = \(c.persistentID!) WHERE id = \(a.persistentID!)")
+        try store.refresh()
+        #expect(a.parent === c)
+        #expect(c.children.map(\.name) == ["a"])
+        try sqliteShell(fixture.path, "DELETE FROM Node WHERE id = \(b.persistentID!)")
+        try store.refresh()
+        #expect(try sqliteShell(fixture.path, "SELECT count(*) FROM Node") == "0")
+        #expect([a, b, c].allSatisfy { $0.persistentID == nil })
+        // And the store's own delete of a cycle.
+        let x = Node(), y = Node()
+        x.children = [y]
+        try store.insert(x)
+        try store.flush()
+        try sqliteShell(fixture.path, "UPDATE Node SET parent_id = \(y.persistentID!) WHERE id = \(x.persistentID!)")
+        try store.refresh()
+        try store.delete(y)
+        #expect(try sqliteShell(fixture.path, "SELECT count(*) FROM Node") == "0")
+        #expect(x.persistentID == nil)
+    }
 }
