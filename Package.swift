@@ -92,7 +92,7 @@ let package = Package(
         .executableTarget(name: "tether-torture", dependencies: ["TetherSQLite", "TetherTestSupport"], path: "Tests/Torture"),
         // What the tests and the torture executable share (a seeded random generator, an
         // executor that moves an actor between threads).
-        .target(name: "TetherTestSupport", path: "Tests/TestSupport"),
+        .target(name: "TetherTestSupport", dependencies: ["TetherSignals"], path: "Tests/TestSupport"),
         // The key decoder, widgets and renderer under libFuzzer (scripts/fuzz-terminal builds it
         // with -sanitize=fuzzer); built plainly, it replays inputs.
         .target(name: "CTerminalFuzzDriver", path: "Tests/TerminalFuzzDriver"),

@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 import TetherSignals
+import TetherTestSupport
 
 /// Something a test can await: `signal()` once, from any thread, and `wait()` returns.
 private struct Milestone: Sendable {

@@ -1,5 +1,6 @@
 import Testing
 import TetherSignals
+import TetherTestSupport
 
 @Suite("distinctUntilChanged")
 struct DistinctUntilChangedTests {

@@ -2,6 +2,7 @@ import Dispatch
 import Synchronization
 import Testing
 @testable import TetherSignals
+import TetherTestSupport
 
 /// The hand-off of a subject or gate between threads (`_WorkInProgress`): work that arrives
 /// while another thread is delivering — an event, a subscription, a disposal — is queued and

@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 import TetherSignals
+import TetherTestSupport
 
 /// Real-time tests: each waits only a few milliseconds, on a semaphore with a generous timeout
 /// (so a broken scheduler fails the test instead of hanging it). Behaviour that does not need

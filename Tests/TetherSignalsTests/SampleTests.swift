@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 import TetherSignals
+import TetherTestSupport
 
 @Suite("sample(on:)")
 struct SampleTests {

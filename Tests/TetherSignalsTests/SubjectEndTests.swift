@@ -1,5 +1,6 @@
 import Testing
 import TetherSignals
+import TetherTestSupport
 
 /// How a subject's end reaches its subscribers: sent on purpose, or because it was freed.
 @Suite("Subjects that end, and subjects that are freed")

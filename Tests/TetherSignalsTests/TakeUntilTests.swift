@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 import TetherSignals
+import TetherTestSupport
 
 @Suite("take(until:)")
 struct TakeUntilTests {

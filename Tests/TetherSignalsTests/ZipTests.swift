@@ -2,6 +2,7 @@ import Dispatch
 import Synchronization
 import Testing
 import TetherSignals
+import TetherTestSupport
 
 @Suite("zip")
 struct ZipTests {

@@ -1,6 +1,7 @@
 import Dispatch
 import Testing
 import Tether
+import TetherTestSupport
 
 @Suite("Binding and channels")
 struct BindTests {
@@ -46,7 +47,7 @@ struct BindTests {
     @Test func failingSignalEndsTheBindingAndIsReported() {
         let invoice = HandInvoice()
         let source = Subject<Int, TestError>()
-        let reported = Recorder<String>()
+        let reported = Recorder<String, Never>()
         let binding = bind(source.signal, to: invoice, \.quantity, onError: { reported.append(.next($0.description)) })
         source.sendNext(3)
         source.sendError(.boom)
@@ -59,7 +60,7 @@ struct BindTests {
     @Test func valueFromAnotherThreadIsRefused() {
         let invoice = HandInvoice()
         let source = Subject<Int, Never>()
-        let reported = Recorder<String>()
+        let reported = Recorder<String, Never>()
         let binding = bind(source.signal, to: invoice, \.quantity, onError: { reported.append(.next($0.description)) })
         let done = DispatchSemaphore(value: 0)
         Thread_detach { source.sendNext(42); done.signal() }
@@ -85,9 +86,9 @@ struct BindTests {
     @Test func channelsKeepModelAndFieldInStepWithoutEcho() {
         let invoice = HandInvoice()
         let field = Channel<Int>()
-        let shown = Recorder<Int>()
+        let shown = Recorder<Int, Never>()
         shown.record(field.leading.signal)       // what the field displays
-        let sentToModel = Recorder<Int>()
+        let sentToModel = Recorder<Int, Never>()
         sentToModel.record(observe(invoice, \.quantity))
         bind(channel(invoice, \.quantity), field.following)
         #expect(shown.values == [1], "the model's value reaches the field first")
@@ -102,7 +103,7 @@ struct BindTests {
     @Test func channelMapRefusesUnparsableText() {
         let invoice = HandInvoice()
         let field = Channel<String>()
-        let shown = Recorder<String>()
+        let shown = Recorder<String, Never>()
         shown.record(field.leading.signal)
         bind(channel(invoice, \.quantity).map(forward: { String($0) }, backward: { Int($0) }), field.following)
         field.leading.sendNext("12")

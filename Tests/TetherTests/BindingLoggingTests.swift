@@ -4,6 +4,7 @@ import Logging
 import Synchronization
 import Testing
 import Tether
+import TetherTestSupport
 
 /// Captures what Tether logs in the current task (or thread), by label, without bootstrapping the
 /// process-wide logging system.
@@ -27,7 +28,7 @@ struct BindingLoggingTests {
     @Test func aValueFromAnotherThreadIsLoggedAsAWarningOnTetherBinding() {
         let invoice = HandInvoice()
         let source = Subject<Int, Never>()
-        let reported = Recorder<String>()
+        let reported = Recorder<String, Never>()
         let diagnostics = BindingDiagnostics.errors.subscribe(next: { reported.append(.next($0.description)) })
         defer { diagnostics.dispose() }
         let binding = bind(source.signal, to: invoice, \.quantity)
@@ -65,7 +66,7 @@ struct BindingLoggingTests {
         let invoice = HandInvoice()
         let source = Subject<Int, TestError>()
         let logs = CapturedLogs()
-        let reported = Recorder<String>()
+        let reported = Recorder<String, Never>()
         logs.capture {
             bind(source.signal, to: invoice, \.quantity, onError: { reported.append(.next($0.description)) })
             source.sendError(.boom)

@@ -1,5 +1,6 @@
 import Testing
 import Tether
+import TetherTestSupport
 
 @Model
 final class Gauge {
@@ -36,7 +37,7 @@ struct ChannelCorrectionTests {
         let gauge = Gauge()
         if clampFirst { clamp(gauge, to: 10) }
         let field = Channel<Int>()
-        let shown = Recorder<Int>()
+        let shown = Recorder<Int, Never>()
         shown.record(field.leading.signal)
         bind(channel(gauge, \.level), field.following)
         if !clampFirst { clamp(gauge, to: 10) }
@@ -57,7 +58,7 @@ struct ChannelCorrectionTests {
         let gauge = Gauge()
         if clampFirst { clamp(gauge, to: 10) }
         let field = Channel<Reading>()
-        let shown = Recorder<Reading>()
+        let shown = Recorder<Reading, Never>()
         shown.record(field.leading.signal)
         bind(channel(gauge, \.reading), field.following)
         if !clampFirst { clamp(gauge, to: 10) }
@@ -77,7 +78,7 @@ struct ChannelCorrectionTests {
         let a = Gauge()
         let b = Gauge()
         clamp(a, to: 10)
-        let levelsOfB = Recorder<Int>()
+        let levelsOfB = Recorder<Int, Never>()
         levelsOfB.record(observe(b, \.level))
         bind(channel(a, \.level), channel(b, \.level))
 
@@ -96,7 +97,7 @@ struct ChannelCorrectionTests {
         let a = Gauge()
         let b = Gauge()
         clamp(a, to: 10)
-        let readingsOfB = Recorder<Reading>()
+        let readingsOfB = Recorder<Reading, Never>()
         readingsOfB.record(observe(b, \.reading))
         bind(channel(a, \.reading), channel(b, \.reading))
         #expect(readingsOfB.values.map(\.value) == [0, 0], "A's value reaches B first (B cannot tell it is equal)")
@@ -119,8 +120,8 @@ struct ChannelCorrectionTests {
         let b = Gauge()
         clamp(a, to: 10)
         clamp(b, to: 8)
-        let levelsOfA = Recorder<Int>()
-        let levelsOfB = Recorder<Int>()
+        let levelsOfA = Recorder<Int, Never>()
+        let levelsOfB = Recorder<Int, Never>()
         levelsOfA.record(observe(a, \.level))
         levelsOfB.record(observe(b, \.level))
         bind(channel(a, \.level), channel(b, \.level))
@@ -148,8 +149,8 @@ struct ChannelCorrectionTests {
         let b = Gauge()
         clamp(a, to: 10)
         clamp(b, to: 8)
-        let readingsOfA = Recorder<Reading>()
-        let readingsOfB = Recorder<Reading>()
+        let readingsOfA = Recorder<Reading, Never>()
+        let readingsOfB = Recorder<Reading, Never>()
         readingsOfA.record(observe(a, \.reading))
         readingsOfB.record(observe(b, \.reading))
         bind(channel(a, \.reading), channel(b, \.reading))
@@ -173,8 +174,8 @@ struct ChannelCorrectionTests {
         let gauge = Gauge()
         clamp(gauge, to: 10)
         let terminal = channel(gauge, \.level)
-        let first = Recorder<Int>()
-        let second = Recorder<Int>()
+        let first = Recorder<Int, Never>()
+        let second = Recorder<Int, Never>()
         first.record(terminal.signal)
         second.record(terminal.signal)
 

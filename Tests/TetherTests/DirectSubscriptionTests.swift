@@ -1,5 +1,6 @@
 import Testing
 import Tether
+import TetherTestSupport
 
 // `observe(_:_:)` hands values straight to the subscriber of `subscribe(next:error:completed:)`
 // (and of `subscribe(events:)` and `subscribe(_:)`, which use it); with an operator in between,
@@ -7,8 +8,8 @@ import Tether
 
 /// Records the same observation subscribed directly and through `map { $0 }` (the sink path).
 final class BothWays<Value: Sendable & Equatable>: Sendable {
-    let direct = Recorder<Value>()
-    let throughSink = Recorder<Value>()
+    let direct = Recorder<Value, Never>()
+    let throughSink = Recorder<Value, Never>()
     let subscriptions: [any Disposable]
 
     init(_ signal: Signal<Value, Never>) {
@@ -64,8 +65,8 @@ struct DirectSubscriptionTests {
     func disposingFromInsideTheSubscriberStopsIt(throughSink: Bool) {
         let switcher = Switcher()
         func plain(_ signal: Signal<Int, Never>) -> Signal<Int, Never> { throughSink ? signal.map { $0 } : signal }
-        let stored = Recorder<Int>()
-        let computed = Recorder<Int>()
+        let stored = Recorder<Int, Never>()
+        let computed = Recorder<Int, Never>()
         let storedBox = DisposableBox()
         let computedBox = DisposableBox()
         storedBox.set(plain(observe(switcher, \.a)).subscribe(next: { value in
@@ -89,7 +90,7 @@ struct DirectSubscriptionTests {
     func aSubscriptionDisposedByAnotherDuringADeliveryGetsNothingMore(throughSink: Bool) {
         var switcher: Switcher? = Switcher()
         func plain(_ signal: Signal<Int, Never>) -> Signal<Int, Never> { throughSink ? signal.map { $0 } : signal }
-        let second = Recorder<Int>()
+        let second = Recorder<Int, Never>()
         let secondBox = DisposableBox()
         let first = plain(observe(switcher!, \.a)).subscribe(next: { value in
             if value == 3 { secondBox.dispose() }

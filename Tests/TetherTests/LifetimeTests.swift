@@ -1,5 +1,6 @@
 import Testing
 import Tether
+import TetherTestSupport
 
 @Suite("Model lifetimes")
 struct LifetimeTests {
@@ -8,7 +9,7 @@ struct LifetimeTests {
     @Test func takeUntilTheLifetimeOfAModelEndsWhenTheModelIsFreed() {
         let ticks = Subject<Int, Never>()
         var model: Stock? = Stock()
-        let seen = Recorder<Int>()
+        let seen = Recorder<Int, Never>()
         seen.record(ticks.signal.take(until: lifetime(of: model!)))
         ticks.sendNext(1)
         model = nil
@@ -22,7 +23,7 @@ struct LifetimeTests {
         let field = Channel<Int>()
         let channelBinding = bind(channel(invoice!, \.quantity), field.following)
         let ticks = Subject<Int, Never>()
-        let seen = Recorder<Int>()
+        let seen = Recorder<Int, Never>()
         let subscription = ticks.signal.subscribe(with: invoice!) { invoice, tick in
             seen.append(.next(tick + invoice.quantity))
         }

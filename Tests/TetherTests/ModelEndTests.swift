@@ -28,7 +28,7 @@ struct ModelEndTests {
         let completed = Flag()
         var model: Stock? = Stock()
         var witness: Witness? = Witness(closuresFreed)
-        let seen = Recorder<Int>()
+        let seen = Recorder<Int, Never>()
         let subscription = observe(model!, \.count).subscribe(
             next: { [witness] in _ = witness; seen.append(.next($0)) },
             completed: { completed.set() })

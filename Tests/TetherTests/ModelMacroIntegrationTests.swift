@@ -1,6 +1,7 @@
 import Observation
 import Testing
 import Tether
+import TetherTestSupport
 
 @Model
 final class Invoice {
@@ -48,7 +49,7 @@ struct ModelMacroIntegrationTests {
 
     @Test func schemaPropertiesReadAndWriteThroughTheTrackedAccessors() {
         let invoice = Invoice()
-        let quantities = Recorder<Int>()
+        let quantities = Recorder<Int, Never>()
         quantities.record(observe(invoice, \.quantity))
         let quantity = Invoice._$schema.properties[1]
         quantity.set(invoice, 7)
@@ -60,14 +61,14 @@ struct ModelMacroIntegrationTests {
 
     @Test func theIssuesExampleWorksAsShown() {
         let invoice = Invoice()
-        let totals = Recorder<Double>()
+        let totals = Recorder<Double, Never>()
         totals.record(observe(invoice, \.total))
         invoice.unitPrice = 10
         invoice.quantity = 3
         invoice.discount = 0.1
         invoice.draftNote = "call back"          // transient: observable, no effect on total
         #expect(totals.values == [0, 10, 30, 27])
-        let notes = Recorder<String>()
+        let notes = Recorder<String, Never>()
         notes.record(observe(invoice, \.draftNote))
         invoice.draftNote = "done"
         #expect(notes.values == ["call back", "done"])
@@ -77,7 +78,7 @@ struct ModelMacroIntegrationTests {
         let ada = Customer(name: "Ada")
         let grace = Customer(name: "Grace")
         let order = Order(customer: ada)
-        let names = Recorder<String>()
+        let names = Recorder<String, Never>()
         names.record(observe(order, \.customer.name))
         ada.name = "Ada L."
         order.customer = grace                    // rewired to grace
@@ -89,7 +90,7 @@ struct ModelMacroIntegrationTests {
 
     @Test func computedPropertyReTracksWhenItsBranchChanges() {
         let order = Order(customer: Customer(name: "Ada"))
-        let labels = Recorder<String>()
+        let labels = Recorder<String, Never>()
         labels.record(observe(order, \.label))
         order.note = "fragile"                    // not read yet: no recomputation sends nothing
         order.express = true
@@ -134,7 +135,7 @@ struct ObservationInteropTests {
         } onChange: {
             fired.set()
         }
-        let quantities = Recorder<Int>()
+        let quantities = Recorder<Int, Never>()
         quantities.record(observe(invoice, \.quantity))
         invoice.quantity = 2
         #expect(!fired.isSet)

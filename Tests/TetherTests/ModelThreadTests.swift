@@ -3,6 +3,7 @@ import Foundation
 import Synchronization
 import Testing
 import Tether
+import TetherTestSupport
 
 @Suite("Models and threads")
 struct ModelThreadTests {
@@ -24,7 +25,7 @@ struct ModelThreadTests {
         for value in 0..<5_000 { invoice.quantity = value }   // the owner keeps writing
         group.wait()
         #expect((0..<3).map { invoice._$registrar.observerCount(index: $0) } == [0, 0, 0])
-        let last = Recorder<Double>()
+        let last = Recorder<Double, Never>()
         last.record(observe(invoice, \.total))
         #expect(last.values == [4_999])
     }
@@ -33,7 +34,7 @@ struct ModelThreadTests {
         let invoice = HandInvoice()
         let moved = _Handoff(invoice)
         let done = DispatchSemaphore(value: 0)
-        let seen = Recorder<Int>()
+        let seen = Recorder<Int, Never>()
         DispatchQueue.global().async {
             let invoice = moved.model
             adopt(invoice)

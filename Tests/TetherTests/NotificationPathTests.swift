@@ -3,6 +3,7 @@ import Observation
 import Synchronization
 import Testing
 import Tether
+import TetherTestSupport
 
 // The edges of the fast notification path: the owner thread's copies of the observer lists,
 // the comparison of each computed evaluation with the previous one, and the Observation bridge
@@ -66,7 +67,7 @@ struct NotificationPathTests {
 
     @Test func aComputedPropertyDeclaredInAnExtensionIsObservedThroughItsKeyPath() {
         let shapes = Shapes()
-        let doubled = Recorder<Int>()
+        let doubled = Recorder<Int, Never>()
         doubled.record(observe(shapes, \.doubled))
         shapes.a = 2
         shapes.mode = 1
@@ -78,7 +79,7 @@ struct NotificationPathTests {
 
     @Test func computedPropertyFollowsEveryChangeOfItsReads() {
         let shapes = Shapes()
-        let values = Recorder<Int>()
+        let values = Recorder<Int, Never>()
         values.record(observe(shapes, \.value))
         func observed() -> [Int] { (0..<4).map { shapes._$registrar.observerCount(index: $0) } }
         #expect(observed() == [1, 1, 1, 0])           // mode, a, b
@@ -105,7 +106,7 @@ struct NotificationPathTests {
         // Each replaced customer is freed at once, so a new one may get its address: the
         // dependency on the old one must not be mistaken for one on the new one.
         let order = Order(customer: Customer(name: "A"))
-        let names = Recorder<String>()
+        let names = Recorder<String, Never>()
         names.record(observe(order, \.customer.name))
         var expected = ["A"]
         for round in 0..<50 {
@@ -119,7 +120,7 @@ struct NotificationPathTests {
 
     @Test func computedObservationEndsWithItsModelAndReleasesItsObservers() {
         let customer = Customer(name: "A")
-        let names = Recorder<String>()
+        let names = Recorder<String, Never>()
         do {
             let order = Order(customer: customer)
             names.record(observe(order, \.customer.name))
@@ -133,7 +134,7 @@ struct NotificationPathTests {
 
     @Test func aGetterThatChangesWhatItReadsIsEvaluatedAgainAfterwards() {
         let clamped = Clamped()
-        let values = Recorder<Int>()
+        let values = Recorder<Int, Never>()
         values.record(observe(clamped, \.clamped))
         clamped.raw = 15          // delivered to the getter, which writes raw = 10 meanwhile
         clamped.limit = 5         // the getter writes raw = 5 during its own evaluation
@@ -148,7 +149,7 @@ struct NotificationPathTests {
     @Test func anObserverEndedDuringADeliveryIsReleasedWhenTheDeliveryEnds() {
         let invoice = HandInvoice()
         let freed = Flag()
-        let seen = Recorder<Int>()
+        let seen = Recorder<Int, Never>()
         do {
             let tracked = Tracked(onDeinit: { freed.set() })
             observe(invoice, \.quantity).take(2).subscribe(next: { value in
@@ -180,7 +181,7 @@ struct NotificationPathTests {
     @Test func anObserverDisposedOnAnotherThreadIsReleasedAtTheOwnersNextWrite() {
         let invoice = HandInvoice()
         let freed = Flag()
-        let seen = Recorder<Int>()
+        let seen = Recorder<Int, Never>()
         let subscription: any Disposable
         do {
             let tracked = Tracked(onDeinit: { freed.set() })
@@ -206,7 +207,7 @@ struct NotificationPathTests {
         // delivery must reach the new observer, although the list of every-property observers
         // is being used by the outer delivery.
         let invoice = Invoice()
-        let names = Recorder<String>()
+        let names = Recorder<String, Never>()
         let started = Flag()
         observe(invoice, \.quantity).subscribe(with: invoice) { invoice, quantity in
             guard quantity == 2, !started.isSet else { return }
@@ -223,8 +224,8 @@ struct NotificationPathTests {
         // A delivery with nothing but the property's own observers takes a shorter path; an
         // every-property observer must be reached while it is subscribed, and only then.
         let invoice = Invoice()
-        let quantities = Recorder<Int>()
-        let names = Recorder<String>()
+        let quantities = Recorder<Int, Never>()
+        let names = Recorder<String, Never>()
         let quantitySubscription = quantities.record(observe(invoice, \.quantity))
         invoice.quantity = 2                              // own observer only
         invoice.customer = "Ada"                          // nobody observes it
@@ -248,8 +249,8 @@ struct NotificationPathTests {
         // has nothing more to deliver for it. A later write in the same transaction is
         // delivered once, at the end.
         let invoice = Invoice()
-        let quantities = Recorder<Int>()
-        let prices = Recorder<Double>()
+        let quantities = Recorder<Int, Never>()
+        let prices = Recorder<Double, Never>()
         transaction {
             invoice.quantity = 2
             quantities.record(observe(invoice, \.quantity))
@@ -266,12 +267,12 @@ struct NotificationPathTests {
         // Transactions belong to their thread: while another thread sits inside one, a write here
         // is delivered at once, and the other thread's writes are delivered when it ends.
         let invoice = Invoice()
-        let quantities = Recorder<Int>()
+        let quantities = Recorder<Int, Never>()
         quantities.record(observe(invoice, \.quantity))
         let inside = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
-        let otherValues = Recorder<Int>()
+        let otherValues = Recorder<Int, Never>()
         DispatchQueue.global().async {
             let other = Invoice()
             otherValues.record(observe(other, \.quantity))
@@ -293,7 +294,7 @@ struct NotificationPathTests {
 
     @Test func observersAddedDuringADeliveryGetTheNextChangesOnly() {
         let invoice = Invoice()
-        let late = Recorder<Int>()
+        let late = Recorder<Int, Never>()
         let added = Flag()
         observe(invoice, \.quantity).subscribe(with: invoice) { invoice, quantity in
             guard quantity == 2, !added.isSet else { return }
@@ -358,8 +359,8 @@ extension ObservationInteropTests {
         // reads are Tether's, not the tracked closure's.
         let invoice = Invoice()
         let fired = Flag()
-        let quantities = Recorder<Int>()
-        let totals = Recorder<Double>()
+        let quantities = Recorder<Int, Never>()
+        let totals = Recorder<Double, Never>()
         withObservationTracking {
             quantities.record(observe(invoice, \.quantity))
             totals.record(observe(invoice, \.total))
@@ -376,7 +377,7 @@ extension ObservationInteropTests {
     @Test func observationIsToldOfEachWriteInsideATransaction() {
         let invoice = Invoice()
         let fired = Flag()
-        let quantities = Recorder<Int>()
+        let quantities = Recorder<Int, Never>()
         quantities.record(observe(invoice, \.quantity))
         withObservationTracking {
             _ = invoice.quantity

@@ -1,6 +1,7 @@
 import Observation
 import Testing
 import Tether
+import TetherTestSupport
 
 /// Observation's registrar of a model is made by the first read under the bridge, on its own;
 /// observing the model later makes Tether's observer machinery, which takes it over. Observation
@@ -14,7 +15,7 @@ extension ObservationInteropTests {
         } onChange: {
             fired.set()
         }
-        let quantities = Recorder<Int>()
+        let quantities = Recorder<Int, Never>()
         quantities.record(observe(invoice, \.quantity))     // Tether's machinery, made now
         invoice.quantity = 2
         #expect(fired.isSet, "the tracking installed before the machinery was made is told")
@@ -33,7 +34,7 @@ extension ObservationInteropTests {
 
     @Test func aModelObservedThenReadUnderObservationNotifiesObservation() {
         let invoice = Invoice()
-        let quantities = Recorder<Int>()
+        let quantities = Recorder<Int, Never>()
         quantities.record(observe(invoice, \.quantity))
         let fired = Flag()
         withObservationTracking {

@@ -1,11 +1,12 @@
 import Testing
 import Tether
+import TetherTestSupport
 
 @Suite("Observing models")
 struct ObserveTests {
     @Test func storedPropertySendsCurrentThenChanges() {
         let invoice = HandInvoice()
-        let quantities = Recorder<Int>()
+        let quantities = Recorder<Int, Never>()
         quantities.record(observe(invoice, \.quantity))
         invoice.quantity = 2
         invoice.quantity = 2       // equal: nothing
@@ -15,7 +16,7 @@ struct ObserveTests {
 
     @Test func observersSeeTheNewValueOnTheModel() {
         let invoice = HandInvoice()
-        let seen = Recorder<Int>()
+        let seen = Recorder<Int, Never>()
         observe(invoice, \.quantity).subscribe(with: invoice) { invoice, _ in seen.append(.next(invoice.quantity)) }
         invoice.quantity = 7
         #expect(seen.values == [1, 7])
@@ -24,7 +25,7 @@ struct ObserveTests {
     @Test func computedPropertyTracksItsDependencies() {
         let invoice = HandInvoice()
         invoice.unitPrice = 10
-        let totals = Recorder<Double>()
+        let totals = Recorder<Double, Never>()
         totals.record(observe(invoice, \.total))
         invoice.quantity = 3
         invoice.discount = 0.5
@@ -35,7 +36,7 @@ struct ObserveTests {
 
     @Test func computedPropertySendsNothingWhenItsValueDidNotChange() {
         let invoice = HandInvoice()
-        let totals = Recorder<Double>()
+        let totals = Recorder<Double, Never>()
         totals.record(observe(invoice, \.total))   // unitPrice 0: total stays 0
         invoice.quantity = 3
         invoice.quantity = 4
@@ -44,8 +45,8 @@ struct ObserveTests {
 
     @Test func transactionIsGlitchFree() {
         let invoice = HandInvoice()
-        let totals = Recorder<Double>()
-        let quantities = Recorder<Int>()
+        let totals = Recorder<Double, Never>()
+        let quantities = Recorder<Int, Never>()
         totals.record(observe(invoice, \.total))
         quantities.record(observe(invoice, \.quantity))
         invoice.transaction {
@@ -60,7 +61,7 @@ struct ObserveTests {
 
     @Test func settingAPropertyFromItsOwnObserver() {
         let invoice = HandInvoice()
-        let seen = Recorder<Int>()
+        let seen = Recorder<Int, Never>()
         observe(invoice, \.quantity).subscribe(with: invoice) { invoice, value in
             if value > 10 { invoice.quantity = 10 }   // clamp: idempotent
         }
@@ -72,7 +73,7 @@ struct ObserveTests {
 
     @Test func changesStreamReportsEveryProperty() {
         let invoice = HandInvoice()
-        let names = Recorder<String>()
+        let names = Recorder<String, Never>()
         names.record(changes(of: invoice).map(\.name))
         invoice.quantity = 2
         invoice.unitPrice = 3
@@ -83,9 +84,9 @@ struct ObserveTests {
     @Test func observingDoesNotRetainTheModelAndCompletesOnFree() {
         let freed = Flag()
         var invoice: HandInvoice? = HandInvoice(onDeinit: { freed.set() })
-        let quantities = Recorder<Int>()
-        let totals = Recorder<Double>()
-        let ends = Recorder<Never>()
+        let quantities = Recorder<Int, Never>()
+        let totals = Recorder<Double, Never>()
+        let ends = Recorder<Never, Never>()
         quantities.record(observe(invoice!, \.quantity))
         totals.record(observe(invoice!, \.total))
         ends.record(lifetime(of: invoice!))

@@ -58,7 +58,7 @@ struct ObserverTableTests {
         let stock = Stock()
         let freed = Flag()
         var witness: Witness? = Witness(freed)
-        let seen = Recorder<Int>()
+        let seen = Recorder<Int, Never>()
         let subscription = observe(stock, \.count).subscribe(next: { [witness] in _ = witness; seen.append(.next($0)) })
         witness = nil
         stock.count = 1
@@ -100,7 +100,7 @@ struct ObserverTableTests {
         let signal = observe(stock!, \.count)
         stock = nil
         let completed = Flag()
-        let seen = Recorder<Int>()
+        let seen = Recorder<Int, Never>()
         let subscription = signal.subscribe(next: { seen.append(.next($0)) }, completed: { completed.set() })
         #expect(completed.isSet && seen.values.isEmpty)
         #expect(subscription.isDisposed)
@@ -117,7 +117,7 @@ struct ObserverTableTests {
         let names = ["count", "reserved"]
         for round in 0..<60 {
             let stock = Stock()
-            let log = Recorder<String>()
+            let log = Recorder<String, Never>()
             var expected: [String] = []
             // id, property (nil: every property), disposable
             var live: [(id: Int, property: Int?, subscription: any Disposable)] = []

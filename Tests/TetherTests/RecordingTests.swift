@@ -1,5 +1,6 @@
 import Testing
 import Tether
+import TetherTestSupport
 
 // An evaluation of a computed property is compared, read by read, with the last one (a cursor
 // into the last evaluation's reads, which ends on a marker no read matches): these tests make
@@ -29,7 +30,7 @@ struct RecordingTests {
 
     @Test func readsThatShrinkToAPrefixStopObservingTheRest() {
         let model = Reads()
-        let sums = Recorder<Int>()
+        let sums = Recorder<Int, Never>()
         let subscription = sums.record(observe(model, \.sum))
         #expect(observed(model) == [1, 0, 1, 1, 1])
 
@@ -50,7 +51,7 @@ struct RecordingTests {
 
     @Test func readsInAnotherOrderKeepEveryDependency() {
         let model = Reads()
-        let values = Recorder<Int>()
+        let values = Recorder<Int, Never>()
         let subscription = values.record(observe(model, \.ordered))
         model.reversed = true       // reads reversed, c, b instead of reversed, b, c
         #expect(observed(model) == [0, 1, 0, 1, 1])
@@ -65,7 +66,7 @@ struct RecordingTests {
 
     @Test func aPropertyReadTwiceIsObservedOnce() {
         let model = Reads()
-        let values = Recorder<Int>()
+        let values = Recorder<Int, Never>()
         let subscription = values.record(observe(model, \.twice))
         #expect(model._$registrar.observerCount(index: 2) == 1)
         model.a = 5

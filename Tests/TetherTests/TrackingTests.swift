@@ -6,6 +6,7 @@ import Tether
 
 #if canImport(Glibc)
 import Glibc
+import TetherTestSupport
 #endif
 
 // Dependency tracking when several threads evaluate computed properties: each thread records
@@ -79,7 +80,7 @@ enum SwitcherWrite: Sendable {
 /// observer of `picked` received and the observer counts of `useB`, `a`, `b`, `c` at the end.
 func runSwitcherScript(seed: Int, count: Int) -> ScriptResult {
     let switcher = Switcher()
-    let picked = Recorder<Int>()
+    let picked = Recorder<Int, Never>()
     let subscription = picked.record(observe(switcher, \.picked))
     let script = SwitcherWrite.script(seed: seed, count: count)
     for write in script { write.apply(to: switcher) }
@@ -162,7 +163,7 @@ struct TrackingTests {
 
     @Test func aValueThatIsNotEquatableIsSentAfterEveryRecomputation() {
         let switcher = Switcher()
-        let pairs = Recorder<Pair>()
+        let pairs = Recorder<Pair, Never>()
         pairs.record(observe(switcher, \.pair))
         switcher.a = 2              // first: 2
         switcher.b = 20             // not read while useB is false: nothing
@@ -182,7 +183,7 @@ extension ObservationInteropTests {
         // Evaluating a computed property leaves the thread holding tracking: its next read
         // outside any evaluation must still be reported to Observation (and give the hold back).
         let switcher = Switcher()
-        let picked = Recorder<Int>()
+        let picked = Recorder<Int, Never>()
         picked.record(observe(switcher, \.picked))
         for round in 0..<3 {
             switcher.a = 10 + round                 // an evaluation on this thread
@@ -203,7 +204,7 @@ extension ObservationInteropTests {
         // This thread holds tracking (it evaluated last); another thread reads its own model,
         // which must be reported to Observation there and not become a dependency here.
         let switcher = Switcher()
-        let picked = Recorder<Int>()
+        let picked = Recorder<Int, Never>()
         picked.record(observe(switcher, \.picked))
         switcher.a = 5
         let fired = Flag()

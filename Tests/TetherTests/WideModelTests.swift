@@ -1,5 +1,6 @@
 import Testing
 import Tether
+import TetherTestSupport
 
 /// A model with more tracked properties than a registrar has bits for them: properties 62 and
 /// up share one bit (with every-property observers), so their observers are told apart only
@@ -82,7 +83,7 @@ final class WideModel {
 struct WideModelTests {
     @Test func observersOfPropertiesThatShareABitEachGetTheirOwnChanges() {
         let model = WideModel()
-        let seen = Recorder<String>()
+        let seen = Recorder<String, Never>()
         var subscriptions: [String: any Disposable] = [:]
         for (name, keyPath) in [("p0", \WideModel.p0), ("p61", \.p61), ("p62", \.p62), ("p63", \.p63), ("p69", \.p69)] {
             subscriptions[name] = observe(model, keyPath).skip(1).subscribe(next: { seen.append(.next("\(name)=\($0)")) })

@@ -172,7 +172,7 @@ public final class Terminal: Sendable {
         return raw
     }
 
-    // MARK: Event loop support (used by `run`, in Terminal+Run.swift)
+    // MARK: Event loop support (used by `run`, in Runtime/Run.swift)
 
     /// Registers the running loop, so that `setNeedsDisplay()` can reach it.
     func setLoop(_ loop: _EventLoop?) {

@@ -1,5 +1,6 @@
 import Synchronization
 import TetherSignals
+import TetherTestSupport
 
 /// One event and the scheduler time at which it arrived.
 struct Timed<Value, Failure: Error> {

@@ -1,22 +1,6 @@
 import Synchronization
 import TetherTerminal
 
-/// Records the values a signal sends, so a test can compare the whole history at once.
-final class Recorder<Value: Sendable>: Sendable {
-    private let storage = Mutex<[Value]>([])
-
-    /// The values received so far.
-    var values: [Value] { storage.withLock { $0 } }
-
-    func append(_ value: Value) { storage.withLock { $0.append(value) } }
-
-    /// Subscribes to `signal`, recording its values.
-    @discardableResult
-    func record(_ signal: Signal<Value, Never>) -> any Disposable {
-        signal.subscribe(next: { [self] in append($0) })
-    }
-}
-
 /// An invoice model like the sample's: text and number fields, computed totals.
 @Model
 final class TestInvoice {

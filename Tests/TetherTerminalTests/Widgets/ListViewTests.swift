@@ -1,5 +1,6 @@
 import Testing
 @testable import TetherTerminal
+import TetherTestSupport
 
 @Suite struct ListViewTests {
     private func list(_ items: [String], height: Int = 4) -> ListView<String> {
@@ -35,7 +36,7 @@ import Testing
 
     @Test func selectionSignalSendsTheHistory() {
         let view = list(["a", "b", "c"])
-        let seen = Recorder<Int?>()
+        let seen = Recorder<Int?, Never>()
         let subscription = seen.record(view.selection)
         _ = view.handle(.down)
         _ = view.handle(.down)

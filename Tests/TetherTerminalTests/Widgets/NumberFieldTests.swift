@@ -1,10 +1,11 @@
 import Testing
 import TetherTerminal
+import TetherTestSupport
 
 @Suite struct NumberFieldTests {
     @Test func validEditsAreSentAsNumbers() {
         let field = NumberField<Int>.integer("Qty")
-        let sent = Recorder<Int>()
+        let sent = Recorder<Int, Never>()
         let subscription = sent.record(field.channel.following.signal)
         type("12", into: field)
         _ = field.handle(.backspace)
@@ -19,7 +20,7 @@ import TetherTerminal
         invoice.quantity = 3
         let field = NumberField<Int>.integer("Quantity")
         let binding = bind(channel(invoice, \.quantity), field.channel.following)
-        let sent = Recorder<Int>()
+        let sent = Recorder<Int, Never>()
         let subscription = sent.record(field.channel.following.signal)
         #expect(field.text == "3")
         type("x", into: field)
@@ -97,7 +98,7 @@ import TetherTerminal
         #expect(field.error == "not a whole number")
         #expect(field.value == 7)
         // Esc returns to the model's value, which is now 7: nothing to send.
-        let sent = Recorder<Int>()
+        let sent = Recorder<Int, Never>()
         let subscription = sent.record(field.channel.following.signal)
         _ = field.handle(.escape)
         #expect(field.text == "7")
@@ -205,7 +206,7 @@ import TetherTerminal
 
     @Test func emptyTextIsAnErrorAndSendsNothing() {
         let field = NumberField<Int>.integer("Qty", value: 5)
-        let sent = Recorder<Int>()
+        let sent = Recorder<Int, Never>()
         let subscription = sent.record(field.channel.following.signal)
         _ = field.handle(.backspace)
         #expect(field.text == "")
@@ -220,7 +221,7 @@ import TetherTerminal
             NumberText.parseDecimal(text).map { $0 / 100 }
         }, format: { NumberText.format($0 * 100) })
         #expect(field.text == "20")
-        let sent = Recorder<Double>()
+        let sent = Recorder<Double, Never>()
         let subscription = sent.record(field.channel.following.signal)
         _ = field.handle(.backspace)
         type("5", into: field)

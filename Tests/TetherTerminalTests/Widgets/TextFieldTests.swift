@@ -1,5 +1,6 @@
 import Testing
 import TetherTerminal
+import TetherTestSupport
 
 @Suite struct TextFieldTests {
     @Test func withoutTheFocusLongTextShowsItsStartCutWithAnEllipsis() {
@@ -18,7 +19,7 @@ import TetherTerminal
 
     @Test func everyEditIsSentToTheChannel() {
         let field = TextField("Name")
-        let sent = Recorder<String>()
+        let sent = Recorder<String, Never>()
         let subscription = sent.record(field.channel.following.signal)
         type("Ab", into: field)
         _ = field.handle(.backspace)
@@ -31,7 +32,7 @@ import TetherTerminal
 
     @Test func valuesArrivingAtTheChannelAreShownAndNotEchoed() {
         let field = TextField("Name")
-        let sent = Recorder<String>()
+        let sent = Recorder<String, Never>()
         let subscription = sent.record(field.channel.following.signal)
         field.channel.following.sendNext("Grace")
         #expect(field.text == "Grace")
@@ -95,7 +96,7 @@ import TetherTerminal
         // Another copy of the app changed the model: it wins, and Esc has nothing to revert.
         field.channel.following.sendNext("remote")
         #expect(field.text == "remote")
-        let sent = Recorder<String>()
+        let sent = Recorder<String, Never>()
         let subscription = sent.record(field.channel.following.signal)
         field.revert()
         #expect(field.text == "remote")
@@ -150,7 +151,7 @@ import TetherTerminal
 
     @Test func escapeWithNothingToRevertSendsNothing() {
         let field = TextField("Note", text: "same")
-        let sent = Recorder<String>()
+        let sent = Recorder<String, Never>()
         let subscription = sent.record(field.channel.following.signal)
         #expect(field.handle(.escape) == .handled)
         #expect(sent.values == [])
@@ -220,7 +221,7 @@ import TetherTerminal
 extension TextFieldTests {
     @Test func aValueThatReplacesWhatTheUserTypedIsTold() {
         let field = TextField("Note")
-        let replaced = Recorder<String>()
+        let replaced = Recorder<String, Never>()
         let subscription = replaced.record(field.replacedWhileEditing)
         defer { subscription.dispose() }
         field.channel.following.sendNext("from the model")     // not focused: nothing typed, nothing lost
@@ -241,7 +242,7 @@ extension TextFieldTests {
 
     @Test func aNumberFieldTellsTooButKeepsAnInvalidDraft() {
         let field = NumberField<Int>.integer("Qty")
-        let replaced = Recorder<String>()
+        let replaced = Recorder<String, Never>()
         let subscription = replaced.record(field.replacedWhileEditing)
         defer { subscription.dispose() }
         field.channel.following.sendNext(1)
