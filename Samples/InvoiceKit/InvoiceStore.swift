@@ -5,6 +5,19 @@ import TetherSQLite
 // customers as signals, adding and deleting. Call them on the store's thread (the main thread
 // in the app), like the store itself.
 
+/// Tether's migrations and the invoice sample's own (its tables: `003_invoice.sql`,
+/// `005_invoice_lines.sql`, `006_invoice_number_index.sql` in schema/, compiled into the sample
+/// as `invoiceSchema`), in order.
+///
+/// ```swift
+/// try invoiceMigrator().migrate(connection)   // Tether's bookkeeping and the invoice tables
+/// ```
+public func invoiceMigrator() throws(MigrationError) -> Migrator {
+    var migrations = try Migrator.builtIn().migrations
+    for file in invoiceSchema { migrations.append(try Migration(name: file.name, sql: file.sql)) }
+    return try Migrator(migrations)
+}
+
 /// Opens the invoice database at `path` (created if missing) and returns its store.
 ///
 /// - A new file gets the tables of `schema/` (`003_invoice.sql`, `005_invoice_lines.sql`) and
@@ -29,7 +42,7 @@ public func openInvoiceStore(
     watchesExternalChanges: Bool = true,
     adoptingOtherTables: Bool = false
 ) throws -> Store {
-    let migrator = try Migrator.builtIn()
+    let migrator = try invoiceMigrator()
     let created = try prepareInvoiceFile(path: path, migrator: migrator, busyTimeout: busyTimeout, adopting: adoptingOtherTables)
     let store = try Store(
         path: path, scheduler: scheduler, migrator: migrator, busyTimeout: busyTimeout,

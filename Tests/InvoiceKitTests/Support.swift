@@ -54,7 +54,7 @@ final class Harness {
         }
         store = seed
             ? try openInvoiceStore(path: database.path, scheduler: scheduler, busyTimeout: busyTimeout)
-            : try Store(path: database.path, scheduler: scheduler, migrator: Migrator.builtIn(), busyTimeout: busyTimeout)
+            : try Store(path: database.path, scheduler: scheduler, migrator: invoiceMigrator(), busyTimeout: busyTimeout)
         let redraws = self.redraws
         app = InvoiceApp(store: store, title: "test.sqlite") { redraws.increment() }
         scheduler.advance()   // the turn that drew the first screen ends: the invoices are counted

@@ -42,7 +42,7 @@ struct FaultTests {
 
     @Test func notNullViolation() throws {
         let db = try TestDatabase()
-        try Migrator.builtIn().migrate(db.connection)
+        try Migrator(directory: schemaDirectory).migrate(db.connection)
         let insert = "INSERT INTO Invoice (customer) VALUES (?)"
         let error = #expect(throws: SQLiteError.self) { try db.connection.execute(insert, [nil]) }
         #expect(error?.code == .constraintNotNull)
@@ -210,7 +210,7 @@ struct FaultTests {
 
     @Test func columnHoldingAValueOfTheWrongType() throws {
         let db = try TestDatabase()
-        try Migrator.builtIn().migrate(db.connection)
+        try Migrator(directory: schemaDirectory).migrate(db.connection)
         let other = try db.openAnother()
         try other.execute("INSERT INTO Invoice (id, customer, quantity) VALUES (1, 'Ada', 'abc')")
         try other.execute("INSERT INTO Invoice (id, customer, quantity) VALUES (2, 'Grace', 1000)")

@@ -11,10 +11,10 @@ struct MigratorTests {
         try Migration(name: name, sql: sql)
     }
 
-    @Test func appliesTheBuiltInSchemaOnceInOrderEachInItsOwnTransaction() throws {
+    @Test func appliesTheSchemaFolderOnceInOrderEachInItsOwnTransaction() throws {
         let db = try TestDatabase()
         db.clearLog()
-        let applied = try Migrator.builtIn().migrate(db.connection)
+        let applied = try Migrator(directory: schemaDirectory).migrate(db.connection)
         let names = ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql", "004_tether_change_ranges.sql", "005_invoice_lines.sql",
                      "006_invoice_number_index.sql"]
         #expect(applied.map(\.name) == names)
@@ -22,7 +22,7 @@ struct MigratorTests {
         #expect(try db.connection.tableExists("Invoice"))
         #expect(try db.connection.columns(in: "tether_changes").map(\.name) == ["seq", "tbl", "row", "kind", "last"])
 
-        let records = try Migrator.builtIn().appliedMigrations(in: db.connection)
+        let records = try Migrator(directory: schemaDirectory).appliedMigrations(in: db.connection)
         #expect(records.map(\.name) == names)
         #expect(records.map(\.checksum) == [
             "b294b5648e94540e90b059d633f09b5f6d6f1f50fe06f7fbba8f0fa12c4a2eea",   // sha256sum schema/001_tether_metadata.sql
@@ -35,9 +35,9 @@ struct MigratorTests {
         #expect(records.allSatisfy { abs($0.appliedAt.timeIntervalSinceNow) < 60 })
 
         db.clearLog()
-        #expect(try Migrator.builtIn().migrate(db.connection).isEmpty, "nothing left to apply")
+        #expect(try Migrator(directory: schemaDirectory).migrate(db.connection).isEmpty, "nothing left to apply")
         #expect(db.transactionCount == 0)
-        #expect(try Migrator.builtIn().pendingMigrations(in: db.connection).isEmpty)
+        #expect(try Migrator(directory: schemaDirectory).pendingMigrations(in: db.connection).isEmpty)
     }
 
     @Test func appliesOnlyTheNewMigrations() throws {
@@ -123,12 +123,13 @@ struct MigratorTests {
     @Test func aFileADefaultStoreMigratedTakesTheAppsMigrationsLater() throws {
         let db = try TestDatabase()
         // A default store applies Tether's own files only (001, 002, 004)...
-        #expect(try Migrator.tetherOwn().migrate(db.connection).map(\.name)
+        #expect(try Migrator.builtIn().migrate(db.connection).map(\.name)
                 == ["001_tether_metadata.sql", "002_tether_changes.sql", "004_tether_change_ranges.sql"])
-        // ...and the app's 003, numbered between them, is applied later rather than refused.
-        #expect(try Migrator.builtIn().migrate(db.connection).map(\.name) == ["003_invoice.sql", "005_invoice_lines.sql", "006_invoice_number_index.sql"])
+        // ...and the app's 003, numbered between them, is applied later rather than refused (the
+        // whole folder: Tether's files and the sample's).
+        #expect(try Migrator(directory: schemaDirectory).migrate(db.connection).map(\.name) == ["003_invoice.sql", "005_invoice_lines.sql", "006_invoice_number_index.sql"])
         #expect(try db.connection.tableExists("Invoice"))
-        #expect(try Migrator.builtIn().pendingMigrations(in: db.connection).isEmpty)
+        #expect(try Migrator(directory: schemaDirectory).pendingMigrations(in: db.connection).isEmpty)
     }
 
     @Test func anAppMigrationBelowAnAppliedAppMigrationIsStillRefused() throws {
@@ -182,7 +183,7 @@ struct MigratorTests {
     @Test func twoConnectionsMigratingTheSameFileApplyEachMigrationOnce() throws {
         let db = try TestDatabase()
         let other = try db.openAnother()
-        let migrator = try Migrator.builtIn()
+        let migrator = try Migrator(directory: schemaDirectory)
         // The second connection computed its pending list before the first applied anything.
         let pendingForOther = try migrator.pendingMigrations(in: other)
         #expect(pendingForOther.count == 6)
@@ -192,7 +193,7 @@ struct MigratorTests {
     }
 
     @Test func aStoresDefaultMigratorIsTethersOwnFilesWithTheirGap() throws {
-        let own = try Migrator.tetherOwn()
+        let own = try Migrator.builtIn()
         #expect(own.migrations.map(\.name) == ["001_tether_metadata.sql", "002_tether_changes.sql", "004_tether_change_ranges.sql"])
         let db = try TestDatabase()
         db.clearLog()

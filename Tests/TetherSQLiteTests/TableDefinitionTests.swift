@@ -49,7 +49,7 @@ struct TableDefinitionTests {
         // The tables the migrations create are, column for column, what the mapping expects
         // (Invoice keeps the first version's columns: their data stays).
         let migrated = try TestDatabase()
-        try Migrator.builtIn().migrate(migrated.connection)
+        try Migrator(directory: schemaDirectory).migrate(migrated.connection)
         let invoice = try TableDefinition(for: SampleInvoice.self, defaultsFrom: SampleInvoice())
         let customer = try TableDefinition(for: Customer.self, defaultsFrom: Customer())
         let line = try TableDefinition(for: InvoiceLine.self, defaultsFrom: InvoiceLine())
@@ -188,7 +188,7 @@ struct TableDefinitionTests {
 
     @Test func newPropertiesAddColumnsWithTheirDefaultsAndRemovedOnesKeepTheirData() throws {
         let db = try TestDatabase()
-        try Migrator.builtIn().migrate(db.connection)
+        try Migrator(directory: schemaDirectory).migrate(db.connection)
         try db.connection.execute(
             "INSERT INTO Invoice (customer, quantity, unitPrice, discount) VALUES (?, ?, ?, ?)", ["Ada", 3, 9.5, 0.1])
 
@@ -219,7 +219,7 @@ struct TableDefinitionTests {
 
     @Test func aNewNotNullColumnNeedsAUsableDefault() throws {
         let db = try TestDatabase()
-        try Migrator.builtIn().migrate(db.connection)
+        try Migrator(directory: schemaDirectory).migrate(db.connection)
         // Without a prototype, UUID has no zero value that reads back as a UUID.
         let v2 = try TableDefinition(schema: renamed(InvoiceV2._$schema, to: "Invoice"))
         let error = #expect(throws: SchemaMappingError.self) {
@@ -231,7 +231,7 @@ struct TableDefinitionTests {
 
     @Test func aChangedTypeIsRefusedWithWhatToDo() throws {
         let db = try TestDatabase()
-        try Migrator.builtIn().migrate(db.connection)
+        try Migrator(directory: schemaDirectory).migrate(db.connection)
         let changed = try TableDefinition(schema: renamed(InvoiceQuantityAsText._$schema, to: "Invoice"))
         let error = #expect(throws: SchemaMappingError.self) {
             try changed.createOrUpdate(in: db.connection)
@@ -246,7 +246,7 @@ struct TableDefinitionTests {
 
     @Test func aChangedNullabilityIsRefused() throws {
         let db = try TestDatabase()
-        try Migrator.builtIn().migrate(db.connection)
+        try Migrator(directory: schemaDirectory).migrate(db.connection)
         let optional = try TableDefinition(schema: renamed(InvoiceOptionalQuantity._$schema, to: "Invoice"))
         let madeOptional = #expect(throws: SchemaMappingError.self) {
             try optional.migrationStatements(existing: db.connection.columns(in: "Invoice"))

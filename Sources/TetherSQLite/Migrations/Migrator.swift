@@ -3,11 +3,12 @@ import Foundation
 /// Applies numbered SQL migrations in order, once each, and refuses a migration that was
 /// edited after it was applied.
 ///
-/// Tether's own schema is the folder `schema/` at the root of the package: `001_…sql`,
-/// `002_…sql`... ``builtIn()`` returns a migrator for those files. They are compiled into the
-/// module (`EmbeddedSchema.swift`, generated from `schema/`; a test fails if the two differ and
-/// says how to regenerate), so a program finds them wherever it is installed, without resource
-/// bundles.
+/// Tether's own schema is in the folder `schema/` at the root of the package, the files named
+/// `*_tether_*` (`001_tether_metadata.sql`, `002_tether_changes.sql`...); ``builtIn()`` returns a
+/// migrator for them. They are compiled into the module (`EmbeddedSchema.swift`, generated from
+/// `schema/`; a test fails if the two differ and says how to regenerate), so a program finds
+/// them wherever it is installed, without resource bundles. The folder's other files are the
+/// invoice sample's tables, compiled into the sample (`Samples/InvoiceKit/InvoiceSchema.swift`).
 ///
 /// ```swift
 /// let connection = try Connection(path: "invoices.sqlite")
@@ -89,24 +90,19 @@ public struct Migrator: Sendable {
         try self.init(migrations)
     }
 
-    /// The migrator for Tether's `schema/` folder (compiled into the module).
+    /// The migrator for Tether's own migrations (the migrations record and the change log),
+    /// compiled into the module: what a `Store` applies by default. Their numbers leave room for
+    /// an app's (the invoice sample's are 003, 005 and 006), so this migrator allows gaps; an app
+    /// adds its own with `Migrator(builtIn().migrations + mine)`.
     ///
     /// ```swift
     /// try Migrator.builtIn().migrations.map(\.name)
-    /// // ["001_tether_metadata.sql", "002_tether_changes.sql", "003_invoice.sql", "004_tether_change_ranges.sql",
-    /// //  "005_invoice_lines.sql", "006_invoice_number_index.sql"]
+    /// // ["001_tether_metadata.sql", "002_tether_changes.sql", "004_tether_change_ranges.sql"]
     /// ```
     public static func builtIn() throws(MigrationError) -> Migrator {
         var migrations: [Migration] = []
         for file in embeddedSchema { migrations.append(try Migration(name: file.name, sql: file.sql)) }
-        return try Migrator(migrations)
-    }
-
-    /// Tether's own migrations of `schema/` (the files whose names contain `_tether_`: the
-    /// migrations record and the change log), which a `Store` applies by default. Their numbers
-    /// skip the sample's (`003_invoice.sql`, `005_invoice_lines.sql`), so this migrator allows gaps.
-    static func tetherOwn() throws(MigrationError) -> Migrator {
-        Migrator(allowingGaps: try builtIn().migrations.filter { $0.name.contains("_tether_") })
+        return Migrator(allowingGaps: migrations)
     }
 
     /// A migrator for `migrations` as they are (numbers may have gaps; the built-in list has no

@@ -104,9 +104,8 @@ public final class Store {
     public var committedChanges: Signal<StoreChange, Never> { changeSubject.signal }
 
     /// Opens (or creates) the database at `path` and applies `migrator`'s migrations (by default,
-    /// only Tether's bookkeeping, the files of `schema/` named `_tether_`: the migrations record
-    /// and the change log; pass `Migrator.builtIn()` for everything in `schema/`, or your own,
-    /// which must include `001_tether_metadata.sql` and `002_tether_changes.sql`, and should
+    /// `Migrator.builtIn()`, Tether's bookkeeping only: the migrations record and the change log;
+    /// or pass your own, `Migrator(Migrator.builtIn().migrations + yours)`, which must include `001_tether_metadata.sql` and `002_tether_changes.sql`, and should
     /// include `004_tether_change_ranges.sql`: without it, a big insert logs every row through the
     /// trigger instead of one entry per range of ids). Tables for model types are created or
     /// extended on first use.
@@ -154,7 +153,7 @@ public final class Store {
             // -wal and -shm left read-only by a connection to a file that was read-only then.
             if !readOnly { _StoreFile.repairSidecarModes(of: path) }
             writer = try DatabaseQueue(path: path, options: .init(readOnly: readOnly, busyTimeout: busyTimeout), label: "Tether.Store")
-            let migrator = try migrator ?? Migrator.tetherOwn()
+            let migrator = try migrator ?? Migrator.builtIn()
             let tracker = self.tracker
             connectionReadOnly = try writer.sync { connection in
                 _ = try migrator.migrate(connection)

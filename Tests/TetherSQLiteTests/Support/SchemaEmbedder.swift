@@ -1,13 +1,19 @@
 import Foundation
 
-/// Generates `Sources/TetherSQLite/Migrations/EmbeddedSchema.swift` from the files of schema/:
-/// each file's name and its exact contents as a Swift string literal.
+/// Generates the embedded copies of schema/'s files: each file's name and its exact contents as
+/// a Swift string literal. Tether's own files (`*_tether_*`) go into TetherSQLite
+/// (`Sources/TetherSQLite/Migrations/EmbeddedSchema.swift`), the invoice sample's into the
+/// sample (`Samples/InvoiceKit/InvoiceSchema.swift`): the library holds its own tables only.
 ///
-/// Used by `EmbeddedSchemaTests`, which fails while the generated file and schema/ differ, and
-/// rewrites the file when run with `TETHER_REGENERATE_SCHEMA=1`.
+/// Used by `EmbeddedSchemaTests`, which fails while a generated file and schema/ differ, and
+/// rewrites them when run with `TETHER_REGENERATE_SCHEMA=1`.
 enum SchemaEmbedder {
     static let generatedFile = packageRoot + "/Sources/TetherSQLite/Migrations/EmbeddedSchema.swift"
+    static let sampleFile = packageRoot + "/Samples/InvoiceKit/InvoiceSchema.swift"
     static let regenerateCommand = "TETHER_REGENERATE_SCHEMA=1 swift test --filter EmbeddedSchemaTests"
+
+    /// Whether a file of schema/ is Tether's own (the rest are the invoice sample's).
+    static func isTethers(_ name: String) -> Bool { name.contains("_tether_") }
 
     /// The `.sql` files of `directory`, sorted by name, with their exact contents.
     static func schemaFiles(in directory: String = schemaDirectory) throws -> [(name: String, sql: String)] {
@@ -23,27 +29,53 @@ enum SchemaEmbedder {
             }
     }
 
-    /// The Swift source embedding `files`.
+    /// The Swift source embedding Tether's own `files` in TetherSQLite.
     static func source(for files: [(name: String, sql: String)]) -> String {
-        var text = """
-            // GENERATED from the files in schema/ — do not edit.
-            //
-            // Change schema/ instead (add a new numbered file; never edit one that was applied), then run
-            //     \(regenerateCommand)
-            // EmbeddedSchemaTests fails while this file and schema/ differ.
-
+        var text = header + """
             extension Migrator {
-                /// The files of schema/, sorted by name: each name and its exact contents.
+                /// Tether's own files of schema/ (`*_tether_*`), sorted by name: each name and its
+                /// exact contents.
                 static let embeddedSchema: [(name: String, sql: String)] = [
 
             """
-        for file in files {
-            text += "        (\n"
-            text += "            name: \(literal(file.name)),\n"
-            text += "            sql: \(literal(file.sql))\n"
-            text += "        ),\n"
-        }
+        text += entries(files.filter { isTethers($0.name) }, indent: "        ")
         text += "    ]\n}\n"
+        return text
+    }
+
+    /// The Swift source embedding the invoice sample's `files` in InvoiceKit.
+    static func sampleSource(for files: [(name: String, sql: String)]) -> String {
+        var text = header + """
+            /// The invoice sample's files of schema/ (its tables, numbered between Tether's), sorted by
+            /// name: each name and its exact contents (see `invoiceMigrator()`).
+            let invoiceSchema: [(name: String, sql: String)] = [
+
+            """
+        text += entries(files.filter { !isTethers($0.name) }, indent: "    ")
+        text += "]\n"
+        return text
+    }
+
+    private static var header: String {
+        """
+        // GENERATED from the files in schema/ — do not edit.
+        //
+        // Change schema/ instead (add a new numbered file; never edit one that was applied), then run
+        //     \(regenerateCommand)
+        // EmbeddedSchemaTests fails while this file and schema/ differ.
+
+
+        """
+    }
+
+    private static func entries(_ files: [(name: String, sql: String)], indent: String) -> String {
+        var text = ""
+        for file in files {
+            text += indent + "(\n"
+            text += indent + "    name: \(literal(file.name)),\n"
+            text += indent + "    sql: \(literal(file.sql))\n"
+            text += indent + "),\n"
+        }
         return text
     }
 
