@@ -132,6 +132,19 @@ struct MigratorTests {
         #expect(try Migrator(directory: schemaDirectory).pendingMigrations(in: db.connection).isEmpty)
     }
 
+    /// A default store (`builtIn()`, Tether's own migrations) opens a file an app migrated: the
+    /// app's records are the app's to check. A list of the app's that lacks an applied one is
+    /// still refused (and so is a list of Tether's files made by hand: see above).
+    @Test func tethersOwnMigrationsOpenAFileAnAppMigrated() throws {
+        let db = try TestDatabase()
+        try Migrator(directory: schemaDirectory).migrate(db.connection)
+        #expect(try Migrator.builtIn().migrate(db.connection).isEmpty)
+        _ = try Store(path: db.path)
+        let partial = try Migrator(Array(Migrator(directory: schemaDirectory).migrations.prefix(3)))
+        let error = #expect(throws: MigrationError.self) { try partial.migrate(db.connection) }
+        #expect(error == .unknownApplied(name: "004_tether_change_ranges.sql"))
+    }
+
     @Test func anAppMigrationBelowAnAppliedAppMigrationIsStillRefused() throws {
         let db = try TestDatabase()
         let metadata = try metadata

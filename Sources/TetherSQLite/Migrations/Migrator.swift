@@ -26,7 +26,9 @@ import Foundation
 ///   bookkeeping table is part of the schema, not hidden in code. Until it exists, no
 ///   migration counts as applied.
 /// - Before running anything, the records are checked against the list: an applied migration
-///   whose checksum changed, an applied migration the list lacks, or a new migration numbered
+///   whose checksum changed, an applied migration the list lacks (`builtIn()`, Tether's own,
+///   which a default `Store` applies, leaves an app's applied migrations to the app: it opens a
+///   file an app migrated), or a new migration numbered
 ///   below an applied one is refused with a ``MigrationError`` that says what to do. (Tether's
 ///   own migrations, named `*_tether_*`, and the app's are ordered separately: a file a
 ///   default `Store` migrated can later take the app's migrations numbered between Tether's.)
@@ -38,6 +40,8 @@ public struct Migrator: Sendable {
 
     /// The migrations, sorted by number.
     public let migrations: [Migration]
+    /// Whether the app's applied migrations are not this list's to check (`builtIn()`).
+    private var leavesTheAppsAlone = false
 
     /// A migrator for `migrations`, which must be numbered 1, 2, 3... without gaps or
     /// duplicates (in any order).
@@ -102,7 +106,9 @@ public struct Migrator: Sendable {
     public static func builtIn() throws(MigrationError) -> Migrator {
         var migrations: [Migration] = []
         for file in embeddedSchema { migrations.append(try Migration(name: file.name, sql: file.sql)) }
-        return Migrator(allowingGaps: migrations)
+        var migrator = Migrator(allowingGaps: migrations)
+        migrator.leavesTheAppsAlone = true
+        return migrator
     }
 
     /// A migrator for `migrations` as they are (numbers may have gaps; the built-in list has no
@@ -192,7 +198,11 @@ public struct Migrator: Sendable {
         let byName = Dictionary(migrations.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var latest: [Bool: Migration] = [:]
         for record in applied {
-            guard let migration = byName[record.name] else { throw .unknownApplied(name: record.name) }
+            guard let migration = byName[record.name] else {
+                // `builtIn()` (a default `Store`'s) has no say over an app's migrations.
+                if leavesTheAppsAlone, !record.name.contains("_tether_") { continue }
+                throw .unknownApplied(name: record.name)
+            }
             let checksum = migration.checksum
             guard checksum == record.checksum else {
                 throw .editedAfterApplied(
